@@ -61,21 +61,30 @@ ir::Window read_window(Cursor& c) {
       w.dims.resize(groups.size());
       sized = true;
     } else if (groups.size() != w.dims.size()) {
-      c.fail_at(at, "window field '" + std::string(field) + "' has " + std::to_string(groups.size()) +
-                        " dimensions, expected " + std::to_string(w.dims.size()));
+      c.fail_at(at, "window field '" + std::string(field) + "' has " +
+                        std::to_string(groups.size()) + " dimensions, expected " +
+                        std::to_string(w.dims.size()));
     }
     const size_t want = field == "pad" ? 2 : 1;
     for (size_t i = 0; i < groups.size(); ++i) {
-      if (groups[i].size() != want) c.fail_at(at, "malformed window field '" + std::string(field) + "'");
+      if (groups[i].size() != want)
+        c.fail_at(at, "malformed window field '" + std::string(field) + "'");
       ir::WindowDim& d = w.dims[i];
       const int64_t v = groups[i][0];
-      if (field == "size") d.size = v;
-      else if (field == "stride") d.stride = v;
-      else if (field == "pad") d.pad_low = v, d.pad_high = groups[i][1];
-      else if (field == "lhs_dilate") d.lhs_dilate = v;
-      else if (field == "rhs_dilate") d.rhs_dilate = v;
-      else if (field == "rhs_reversal") d.reversal = v != 0;
-      else c.fail_at(at, "unknown window field '" + std::string(field) + "'");
+      if (field == "size")
+        d.size = v;
+      else if (field == "stride")
+        d.stride = v;
+      else if (field == "pad")
+        d.pad_low = v, d.pad_high = groups[i][1];
+      else if (field == "lhs_dilate")
+        d.lhs_dilate = v;
+      else if (field == "rhs_dilate")
+        d.rhs_dilate = v;
+      else if (field == "rhs_reversal")
+        d.reversal = v != 0;
+      else
+        c.fail_at(at, "unknown window field '" + std::string(field) + "'");
     }
   }
   return w;
@@ -85,21 +94,24 @@ ir::ConvDimLabels read_dim_labels(Cursor& c) {
   c.skip_ws();
   const char* start = c.ptr();
   std::string_view lhs = c.word();  // stops at '>' of "->", keeping the '-'
-  if (lhs.size() < 2 || lhs.back() != '-' || c.peek() != '>') c.fail_at(start, "expected dim_labels like b01f_01io->b01f");
+  if (lhs.size() < 2 || lhs.back() != '-' || c.peek() != '>')
+    c.fail_at(start, "expected dim_labels like b01f_01io->b01f");
   c.advance();
   std::string_view out = c.word();
   lhs.remove_suffix(1);
   const size_t underscore = lhs.find('_');
-  if (underscore == std::string_view::npos || out.empty()) c.fail_at(start, "expected dim_labels like b01f_01io->b01f");
-  ir::ConvDimLabels labels{std::string(lhs.substr(0, underscore)), std::string(lhs.substr(underscore + 1)),
-                           std::string(out)};
+  if (underscore == std::string_view::npos || out.empty())
+    c.fail_at(start, "expected dim_labels like b01f_01io->b01f");
+  ir::ConvDimLabels labels{std::string(lhs.substr(0, underscore)),
+                           std::string(lhs.substr(underscore + 1)), std::string(out)};
   auto has_all = [](const std::string& s, std::string_view letters) {
     for (char l : letters) {
       if (s.find(l) == std::string::npos) return false;
     }
     return true;
   };
-  if (!has_all(labels.input, "bf") || !has_all(labels.kernel, "io") || !has_all(labels.output, "bf")) {
+  if (!has_all(labels.input, "bf") || !has_all(labels.kernel, "io") ||
+      !has_all(labels.output, "bf")) {
     c.fail_at(start, "dim_labels must name b and f for input and output, i and o for the kernel");
   }
   return labels;
@@ -109,7 +121,8 @@ ir::PaddingConfig read_padding(Cursor& c) {
   const char* start = c.ptr();
   ir::PaddingConfig pad;
   for (const auto& g : read_x_groups(c, "padding")) {
-    if (g.size() != 2 && g.size() != 3) c.fail_at(start, "padding must be LOW_HIGH or LOW_HIGH_INTERIOR per dimension");
+    if (g.size() != 2 && g.size() != 3)
+      c.fail_at(start, "padding must be LOW_HIGH or LOW_HIGH_INTERIOR per dimension");
     pad.push_back({g[0], g[1], g.size() == 3 ? g[2] : 0});
   }
   return pad;
@@ -175,30 +188,45 @@ bool read_bool(Cursor& c) {
 ir::AttrValue read_attr_value(Cursor& c, std::string_view key) {
   c.skip_ws();
   switch (ir::attr_kind_of(key)) {
-    case ir::AttrKind::kInt: return c.integer(key);
-    case ir::AttrKind::kBool: return read_bool(c);
-    case ir::AttrKind::kString: return c.string_literal();
+    case ir::AttrKind::kInt:
+      return c.integer(key);
+    case ir::AttrKind::kBool:
+      return read_bool(c);
+    case ir::AttrKind::kString:
+      return c.string_literal();
     case ir::AttrKind::kWord: {
       std::string_view w = c.bare_value();
-      if (w.empty()) c.fail("expected a value for '" + std::string(key) + "', found " + c.describe_next());
+      if (w.empty())
+        c.fail("expected a value for '" + std::string(key) + "', found " + c.describe_next());
       return ir::Word{std::string(w)};
     }
-    case ir::AttrKind::kDimList: return read_dim_list(c);
-    case ir::AttrKind::kSlice: return read_slices(c);
-    case ir::AttrKind::kWindow: return read_window(c);
-    case ir::AttrKind::kConvDimLabels: return read_dim_labels(c);
-    case ir::AttrKind::kPadding: return read_padding(c);
-    case ir::AttrKind::kReplicaGroups: return read_replica_groups(c);
-    case ir::AttrKind::kSourceTargetPairs: return read_source_target_pairs(c);
-    case ir::AttrKind::kSharding: return read_sharding(c);
-    case ir::AttrKind::kFrontendAttributes: return read_frontend_attributes(c);
-    case ir::AttrKind::kComputations: return read_computation_refs(c);
+    case ir::AttrKind::kDimList:
+      return read_dim_list(c);
+    case ir::AttrKind::kSlice:
+      return read_slices(c);
+    case ir::AttrKind::kWindow:
+      return read_window(c);
+    case ir::AttrKind::kConvDimLabels:
+      return read_dim_labels(c);
+    case ir::AttrKind::kPadding:
+      return read_padding(c);
+    case ir::AttrKind::kReplicaGroups:
+      return read_replica_groups(c);
+    case ir::AttrKind::kSourceTargetPairs:
+      return read_source_target_pairs(c);
+    case ir::AttrKind::kSharding:
+      return read_sharding(c);
+    case ir::AttrKind::kFrontendAttributes:
+      return read_frontend_attributes(c);
+    case ir::AttrKind::kComputations:
+      return read_computation_refs(c);
     case ir::AttrKind::kStringOrRaw:
       if (c.peek() == '"') return c.string_literal();
       [[fallthrough]];
     case ir::AttrKind::kRaw: {
       std::string_view text = c.balanced(/*stop_at_newline=*/true);
-      if (text.empty()) c.fail("expected a value for '" + std::string(key) + "', found " + c.describe_next());
+      if (text.empty())
+        c.fail("expected a value for '" + std::string(key) + "', found " + c.describe_next());
       return ir::Raw{std::string(text)};
     }
   }
@@ -215,12 +243,18 @@ ir::Metadata read_metadata(Cursor& c) {
     if (key.empty()) c.fail("expected a metadata field, found " + c.describe_next());
     c.expect('=', "after the metadata field");
     c.skip_ws();
-    if (key == "op_type") md.op_type = c.string_literal();
-    else if (key == "op_name") md.op_name = c.string_literal();
-    else if (key == "source_file") md.source_file = c.string_literal();
-    else if (key == "source_line") md.source_line = c.integer("source_line");
-    else if (key == "source_column") md.source_column = c.integer("source_column");
-    else if (key == "stack_frame_id") md.stack_frame_id = c.integer("stack_frame_id");
+    if (key == "op_type")
+      md.op_type = c.string_literal();
+    else if (key == "op_name")
+      md.op_name = c.string_literal();
+    else if (key == "source_file")
+      md.source_file = c.string_literal();
+    else if (key == "source_line")
+      md.source_line = c.integer("source_line");
+    else if (key == "source_column")
+      md.source_column = c.integer("source_column");
+    else if (key == "stack_frame_id")
+      md.stack_frame_id = c.integer("stack_frame_id");
     else {
       const char* value_start = c.ptr();
       if (c.peek() == '"') {

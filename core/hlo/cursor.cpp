@@ -6,13 +6,14 @@
 
 namespace scalify::hlo {
 
-void Cursor::skip_ws() {
+void Cursor::skip_ws_slow() {
   while (p_ < end_) {
     const char c = *p_;
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
       ++p_;
     } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
-      const char* close = static_cast<const char*>(memmem(p_ + 2, static_cast<size_t>(end_ - p_ - 2), "*/", 2));
+      const char* close =
+          static_cast<const char*>(memmem(p_ + 2, static_cast<size_t>(end_ - p_ - 2), "*/", 2));
       if (!close) fail("unterminated comment");
       p_ = close + 2;
     } else if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
@@ -31,7 +32,8 @@ bool Cursor::skip_ws_in_line() {
     if (c == ' ' || c == '\t' || c == '\r') {
       ++p_;
     } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
-      const char* close = static_cast<const char*>(memmem(p_ + 2, static_cast<size_t>(end_ - p_ - 2), "*/", 2));
+      const char* close =
+          static_cast<const char*>(memmem(p_ + 2, static_cast<size_t>(end_ - p_ - 2), "*/", 2));
       if (!close) fail("unterminated comment");
       p_ = close + 2;
     } else {
@@ -51,7 +53,9 @@ bool Cursor::eat(std::string_view s) {
 }
 
 void Cursor::expect(char c, std::string_view what) {
-  if (!eat(c)) fail("expected '" + std::string(1, c) + "' " + std::string(what) + ", found " + describe_next());
+  if (!eat(c))
+    fail("expected '" + std::string(1, c) + "' " + std::string(what) + ", found " +
+         describe_next());
 }
 
 std::string_view Cursor::name() {
@@ -87,7 +91,8 @@ bool Cursor::at_integer() const {
 
 int64_t Cursor::integer(std::string_view what) {
   skip_ws();
-  if (!at_integer()) fail("expected an integer (" + std::string(what) + "), found " + describe_next());
+  if (!at_integer())
+    fail("expected an integer (" + std::string(what) + "), found " + describe_next());
   const char* start = p_;
   const bool negative = *p_ == '-';
   if (negative) ++p_;
@@ -95,10 +100,12 @@ int64_t Cursor::integer(std::string_view what) {
   constexpr uint64_t kLimit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
     value = value * 10 + static_cast<uint64_t>(*p_ - '0');
-    if (value > kLimit + (negative ? 1 : 0)) fail_at(start, "integer out of range (" + std::string(what) + ")");
+    if (value > kLimit + (negative ? 1 : 0))
+      fail_at(start, "integer out of range (" + std::string(what) + ")");
     ++p_;
   }
-  if (negative) return value == kLimit + 1 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(value);
+  if (negative)
+    return value == kLimit + 1 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(value);
   return static_cast<int64_t>(value);
 }
 
@@ -127,10 +134,18 @@ std::string Cursor::string_literal() {
     if (p_ >= end_) fail_at(start, "unterminated string");
     const char e = *p_++;
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case '0': out += '\0'; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '0':
+        out += '\0';
+        break;
       case 'x': {
         int v = 0, digits = 0;
         while (digits < 2 && p_ < end_ && std::isxdigit(static_cast<unsigned char>(*p_))) {
@@ -142,7 +157,8 @@ std::string Cursor::string_literal() {
         out += static_cast<char>(v);
         break;
       }
-      default: out += e;  // \" \\ \' and anything else stand for themselves
+      default:
+        out += e;  // \" \\ \' and anything else stand for themselves
     }
   }
 }
@@ -177,7 +193,8 @@ std::string_view Cursor::balanced(bool stop_at_newline) {
   }
   if (depth != 0) fail_at(start, "unbalanced brackets in value");
   std::string_view text(start, static_cast<size_t>(p_ - start));
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -199,7 +216,8 @@ std::string_view Cursor::until_matching(char open, char close, std::string_view 
     }
     ++p_;
   }
-  fail_at(start - 1, "unterminated " + std::string(what) + ": no matching '" + std::string(1, close) + "'");
+  fail_at(start - 1,
+          "unterminated " + std::string(what) + ": no matching '" + std::string(1, close) + "'");
 }
 
 std::string Cursor::describe_next() const {

@@ -18,7 +18,8 @@ struct ReadError {
 /// A position in the text with the small vocabulary every HLO construct is made of.
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
+  explicit Cursor(std::string_view text)
+      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
 
   size_t offset() const { return static_cast<size_t>(p_ - begin_); }
   const char* ptr() const { return p_; }
@@ -29,8 +30,12 @@ class Cursor {
   char peek(size_t ahead) const { return p_ + ahead < end_ ? p_[ahead] : '\0'; }
   void advance(size_t n = 1) { p_ += n; }
 
-  /// Skips spaces, newlines and comments (`/* … */`, `// …`).
-  void skip_ws();
+  /// Skips spaces, newlines and comments (`/* … */`, `// …`). Inline fast path: most calls
+  /// find a token right away.
+  void skip_ws() {
+    if (p_ < end_ && *p_ != ' ' && *p_ != '\n' && *p_ != '\t' && *p_ != '\r' && *p_ != '/') return;
+    skip_ws_slow();
+  }
   /// Like skip_ws, but stops at (and reports) a newline: for values that end a line.
   bool skip_ws_in_line();
 
@@ -66,7 +71,9 @@ class Cursor {
   /// which is consumed; the text excludes it.
   std::string_view until_matching(char open, char close, std::string_view what);
 
-  [[noreturn]] void fail(std::string message) const { throw ReadError{offset(), std::move(message)}; }
+  [[noreturn]] void fail(std::string message) const {
+    throw ReadError{offset(), std::move(message)};
+  }
   [[noreturn]] void fail_at(const char* at, std::string message) const {
     throw ReadError{static_cast<size_t>(at - begin_), std::move(message)};
   }
@@ -74,6 +81,8 @@ class Cursor {
   std::string describe_next() const;
 
  private:
+  void skip_ws_slow();
+
   const char* begin_;
   const char* p_;
   const char* end_;

@@ -12,7 +12,8 @@ class LiteralChecker {
 
   std::optional<LiteralError> run() {
     skip_ws();
-    if (type_.is_tuple() || type_.is_token()) return std::nullopt;  // structure only: the reader balanced it
+    if (type_.is_tuple() || type_.is_token())
+      return std::nullopt;  // structure only: the reader balanced it
     if (elided()) return std::nullopt;
     // XLA also accepts one scalar for a whole array (a splat): `f32[4,4] constant(0)`.
     const bool splat = type_.rank() > 0 && pos_ < text_.size() && text_[pos_] != '{';
@@ -93,13 +94,14 @@ class LiteralChecker {
     const size_t start = pos_;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
-      const bool word_char = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                             c == '.' || c == '-' || c == '+' || c == '_';
+      const bool word_char = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                             (c >= 'A' && c <= 'Z') || c == '.' || c == '-' || c == '+' || c == '_';
       if (!word_char) break;
       ++pos_;
     }
     // nan with a payload: nan(0x7fc00001)
-    if (pos_ < text_.size() && text_[pos_] == '(' && text_.substr(start, pos_ - start).find("nan") != std::string_view::npos) {
+    if (pos_ < text_.size() && text_[pos_] == '(' &&
+        text_.substr(start, pos_ - start).find("nan") != std::string_view::npos) {
       const size_t close = text_.find(')', pos_);
       if (close == std::string_view::npos) return fail("unterminated nan payload");
       pos_ = close + 1;

@@ -12,7 +12,8 @@ void append_attrs(std::string& out, const std::vector<ir::Attribute>& attrs) {
   }
 }
 
-void append_instruction(std::string& out, const ir::Computation& comp, const ir::Instruction& instr) {
+void append_instruction(std::string& out, const ir::Computation& comp,
+                        const ir::Instruction& instr) {
   out += '%';
   out += instr.name;
   out += " = ";

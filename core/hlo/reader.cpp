@@ -3,6 +3,7 @@
 #include "hlo/reader.h"
 
 #include <algorithm>
+#include <span>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,13 +47,35 @@ struct PendingOperand {
 };
 
 /// What the reader remembers about a computation until names and calls are resolved.
+/// Per-instruction lists are flattened (one allocation each, not one per instruction).
 struct PendingComputation {
   size_t offset = 0;
   std::vector<size_t> instr_offsets;
-  std::vector<std::vector<PendingOperand>> operands;
-  std::vector<std::vector<size_t>> attr_offsets;
+  std::vector<PendingOperand> operands;  ///< of instruction i: [operand_start[i], operand_start[i+1])
+  std::vector<uint32_t> operand_start{0};
+  std::vector<size_t> attr_offsets;  ///< of instruction i: from attr_start[i], one per attribute
+  std::vector<uint32_t> attr_start{0};
   std::vector<ir::InstrId> type_omitted;  ///< instructions whose type is to be inferred
+
+  std::span<const PendingOperand> operands_of(size_t i) const {
+    return std::span(operands).subspan(operand_start[i], operand_start[i + 1] - operand_start[i]);
+  }
+  size_t attr_offset(size_t i, size_t a) const { return attr_offsets[attr_start[i] + a]; }
 };
+
+/// Roughly how many instructions the computation body starting at `body` holds (its lines up to
+/// the first line that starts with '}'), so that vectors are sized once.
+size_t estimate_instructions(std::string_view text, size_t body) {
+  const char* p = text.data() + body;
+  const char* end = text.data() + text.size();
+  size_t lines = 1;
+  while (const void* nl = memchr(p, '\n', static_cast<size_t>(end - p))) {
+    p = static_cast<const char*>(nl) + 1;
+    if (p == end || *p == '}') break;
+    ++lines;
+  }
+  return lines;
+}
 
 bool keyword_at(const Cursor& c, std::string_view kw) {
   for (size_t i = 0; i < kw.size(); ++i) {
@@ -63,7 +86,8 @@ bool keyword_at(const Cursor& c, std::string_view kw) {
 
 class ModuleReader {
  public:
-  ModuleReader(std::string_view text, const ReadOptions& options) : text_(text), c_(text), options_(options) {}
+  ModuleReader(std::string_view text, const ReadOptions& options)
+      : text_(text), c_(text), options_(options) {}
 
   ir::Module read() {
     read_header();
@@ -97,7 +121,8 @@ class ModuleReader {
       std::string_view first = c_.name();
       const bool computation_follows = !first.empty() && (c_.eat('{') || c_.eat('('));
       c_.reset(save);
-      if (!computation_follows) c_.fail("expected 'HloModule' at the start of the module, found " + c_.describe_next());
+      if (!computation_follows)
+        c_.fail("expected 'HloModule' at the start of the module, found " + c_.describe_next());
       return;
     }
     c_.advance(std::strlen("HloModule"));
@@ -113,7 +138,7 @@ class ModuleReader {
       const size_t at = c_.offset();
       std::string_view key = c_.word();
       if (key.empty()) c_.fail("expected an attribute name, found " + c_.describe_next());
-      c_.expect('=', "after the attribute name '" + std::string(key) + "'");
+      c_.expect('=', "after the attribute name");
       if (key == "metadata" && metadata) {
         *metadata = read_metadata(c_);
         continue;
@@ -137,11 +162,18 @@ class ModuleReader {
     comp.name = std::string(c_.expect_name("a computation name (or the end of the file)"));
     if (c_.eat('(')) skip_signature();
     read_attribute_list(comp.attrs, nullptr);
-    c_.expect('{', "to open the body of computation '" + comp.name + "'");
+    c_.expect('{', "to open the computation body");
+    const size_t estimate = estimate_instructions(text_, c_.offset());
+    comp.reserve(estimate);
+    pending.instr_offsets.reserve(estimate);
+    pending.operand_start.reserve(estimate + 1);
+    pending.attr_start.reserve(estimate + 1);
     std::optional<size_t> root_offset;
     while (true) {
       c_.skip_ws();
-      if (c_.at_end()) c_.fail_at(text_.data() + pending.offset, "computation '" + comp.name + "' is not closed by '}'");
+      if (c_.at_end())
+        c_.fail_at(text_.data() + pending.offset,
+                   "computation '" + comp.name + "' is not closed by '}'");
       if (c_.peek() == '}') {
         c_.advance();
         break;
@@ -156,9 +188,12 @@ class ModuleReader {
       read_instruction(comp, pending, is_root, at);
     }
     read_attribute_list(comp.attrs, nullptr);  // `}, execution_thread="…"` also occurs
-    if (comp.instructions.empty()) c_.fail_at(text_.data() + pending.offset, "computation '" + comp.name + "' has no instructions");
+    if (comp.instructions.empty())
+      c_.fail_at(text_.data() + pending.offset,
+                 "computation '" + comp.name + "' has no instructions");
     if (comp.root < 0) comp.root = static_cast<ir::InstrId>(comp.size() - 1);
-    if (module_.find_computation(comp.name)) c_.fail_at(text_.data() + pending.offset, "duplicate computation name '" + comp.name + "'");
+    if (module_.find_computation(comp.name))
+      c_.fail_at(text_.data() + pending.offset, "duplicate computation name '" + comp.name + "'");
     resolve_operands(comp, pending);
     check_parameters(comp, pending);
     module_.computations.push_back(std::move(comp));
@@ -181,10 +216,11 @@ class ModuleReader {
   }
 
   // `at`: where the instruction's line starts (at ROOT, if written).
-  void read_instruction(ir::Computation& comp, PendingComputation& pending, bool is_root, size_t at) {
+  void read_instruction(ir::Computation& comp, PendingComputation& pending, bool is_root,
+                        size_t at) {
     ir::Instruction instr;
     instr.name = std::string(c_.expect_name("an instruction name or '}'"));
-    c_.expect('=', "after the instruction name '" + instr.name + "'");
+    c_.expect('=', "after the instruction name");
     // The type may be left out (`%t = tuple(%a, %b)`); it is then inferred once names resolve.
     c_.skip_ws();
     const char* type_at = c_.ptr();
@@ -197,8 +233,7 @@ class ModuleReader {
     std::string_view op = c_.word();
     if (op.empty()) c_.fail("expected an opcode, found " + c_.describe_next());
     set_opcode(instr, op, op_at);
-    c_.expect('(', "after the opcode '" + std::string(op) + "'");
-    std::vector<PendingOperand> operands;
+    c_.expect('(', "after the opcode");
     if (instr.opcode == ir::Opcode::kParameter) {
       instr.parameter_number = c_.integer("parameter number");
       if (instr.parameter_number < 0) c_.fail("negative parameter number");
@@ -210,28 +245,28 @@ class ModuleReader {
       while (!literal.empty() && std::strchr(" \t\r\n", literal.back())) literal.remove_suffix(1);
       if (literal.empty()) c_.fail("constant has no value");
       if (auto err = check_literal(literal, instr.type)) {
-        throw ReadError{literal_at + err->offset, "constant of type " + instr.type.to_string(false) + ": " + err->message};
+        throw ReadError{literal_at + err->offset,
+                        "constant of type " + instr.type.to_string(false) + ": " + err->message};
       }
       instr.literal = std::string(literal);
     } else if (!c_.eat(')')) {
       do {
-        operands.push_back(read_operand());
+        pending.operands.push_back(read_operand());
       } while (c_.eat(','));
       c_.expect(')', "to close the operand list");
     }
-    std::vector<size_t> attr_offsets;
-    read_attribute_list(instr.attrs, &attr_offsets, &instr.metadata);
-    const std::string name = instr.name;
-    if (!comp.add(std::move(instr))) {
-      const ir::InstrId first = *comp.find(name);
-      const SourcePos p = LineIndex(text_).pos(pending.instr_offsets[static_cast<size_t>(first)]);
-      throw ReadError{at, "duplicate instruction name '" + name + "' (first defined at line " + std::to_string(p.line) + ")"};
+    read_attribute_list(instr.attrs, &pending.attr_offsets, &instr.metadata);
+    if (auto first = comp.find(instr.name)) {
+      const SourcePos p = LineIndex(text_).pos(pending.instr_offsets[static_cast<size_t>(*first)]);
+      throw ReadError{at, "duplicate instruction name '" + instr.name + "' (first defined at line " +
+                              std::to_string(p.line) + ")"};
     }
-    if (is_root) comp.root = static_cast<ir::InstrId>(comp.size() - 1);
-    if (type_omitted) pending.type_omitted.push_back(static_cast<ir::InstrId>(comp.size() - 1));
+    const ir::InstrId id = *comp.add(std::move(instr));
+    if (is_root) comp.root = id;
+    if (type_omitted) pending.type_omitted.push_back(id);
     pending.instr_offsets.push_back(at);
-    pending.operands.push_back(std::move(operands));
-    pending.attr_offsets.push_back(std::move(attr_offsets));
+    pending.operand_start.push_back(static_cast<uint32_t>(pending.operands.size()));
+    pending.attr_start.push_back(static_cast<uint32_t>(pending.attr_offsets.size()));
   }
 
   void set_opcode(ir::Instruction& instr, std::string_view op, const char* op_at) {
@@ -273,16 +308,18 @@ class ModuleReader {
   void resolve_operands(ir::Computation& comp, const PendingComputation& pending) {
     for (size_t i = 0; i < comp.size(); ++i) {
       ir::Instruction& instr = comp.instructions[i];
-      for (const PendingOperand& operand : pending.operands[i]) {
+      for (const PendingOperand& operand : pending.operands_of(i)) {
         auto id = comp.find(operand.name);
         if (!id) {
-          throw ReadError{operand.offset, "undefined operand '" + std::string(operand.name) + "' in computation '" + comp.name + "'"};
+          throw ReadError{operand.offset, "undefined operand '" + std::string(operand.name) +
+                                              "' in computation '" + comp.name + "'"};
         }
         instr.operands.push_back(*id);
       }
     }
     if (!comp.topological_order()) {
-      throw ReadError{pending.offset, "the instructions of computation '" + comp.name + "' form a cycle"};
+      throw ReadError{pending.offset,
+                      "the instructions of computation '" + comp.name + "' form a cycle"};
     }
   }
 
@@ -292,13 +329,19 @@ class ModuleReader {
       const ir::Instruction& instr = comp.instructions[i];
       if (instr.opcode != ir::Opcode::kParameter) continue;
       const auto n = static_cast<size_t>(instr.parameter_number);
-      if (n >= comp.size()) throw ReadError{pending.instr_offsets[i], "parameter number " + std::to_string(n) + " is out of range"};
+      if (n >= comp.size())
+        throw ReadError{pending.instr_offsets[i],
+                        "parameter number " + std::to_string(n) + " is out of range"};
       if (seen.size() <= n) seen.resize(n + 1, -1);
-      if (seen[n] >= 0) throw ReadError{pending.instr_offsets[i], "duplicate parameter number " + std::to_string(n)};
+      if (seen[n] >= 0)
+        throw ReadError{pending.instr_offsets[i],
+                        "duplicate parameter number " + std::to_string(n)};
       seen[n] = static_cast<ir::InstrId>(i);
     }
     for (size_t n = 0; n < seen.size(); ++n) {
-      if (seen[n] < 0) throw ReadError{pending.offset, "computation '" + comp.name + "' has no parameter(" + std::to_string(n) + ")"};
+      if (seen[n] < 0)
+        throw ReadError{pending.offset, "computation '" + comp.name + "' has no parameter(" +
+                                            std::to_string(n) + ")"};
     }
   }
 
@@ -323,8 +366,12 @@ class ModuleReader {
           if (!refs) continue;
           for (const std::string& callee : refs->names) {
             auto id = module_.find_computation(callee);
-            if (!id) throw ReadError{pending_[ci].attr_offsets[i][a], "unknown computation '" + callee + "'"};
-            if (*id == module_.entry_id) throw ReadError{pending_[ci].attr_offsets[i][a], "the ENTRY computation cannot be called"};
+            if (!id)
+              throw ReadError{pending_[ci].attr_offset(i, a),
+                              "unknown computation '" + callee + "'"};
+            if (*id == module_.entry_id)
+              throw ReadError{pending_[ci].attr_offset(i, a),
+                              "the ENTRY computation cannot be called"};
             instr.called.push_back(*id);
           }
         }
@@ -339,7 +386,8 @@ class ModuleReader {
     ir::Computation& comp = module_.computations[ci];
     std::vector<bool> omitted(comp.size(), false);
     for (ir::InstrId id : pending.type_omitted) omitted[static_cast<size_t>(id)] = true;
-    const std::vector<ir::InstrId> order = comp.topological_order().value();  // acyclic: checked on reading
+    const std::vector<ir::InstrId> order =
+        comp.topological_order().value();  // acyclic: checked on reading
     for (ir::InstrId id : order) {
       if (!omitted[static_cast<size_t>(id)]) continue;
       std::string why;
@@ -356,13 +404,14 @@ class ModuleReader {
     const ir::Computation& comp = module_.computations[ci];
     const PendingComputation& pending = pending_[ci];
     for (size_t i = 0; i < comp.size(); ++i) {
-      const auto& operands = pending.operands[i];
+      const auto operands = pending.operands_of(i);
       for (size_t k = 0; k < operands.size(); ++k) {
         const ir::Type& actual = comp[comp.instructions[i].operands[k]].type;
         if (operands[k].declared && !operands[k].declared->compatible(actual)) {
-          throw ReadError{operands[k].offset, "operand '" + std::string(operands[k].name) + "' is declared " +
-                                                  operands[k].declared->to_string(false) + " here but defined as " +
-                                                  actual.to_string(false)};
+          throw ReadError{operands[k].offset,
+                          "operand '" + std::string(operands[k].name) + "' is declared " +
+                              operands[k].declared->to_string(false) + " here but defined as " +
+                              actual.to_string(false)};
         }
       }
     }
@@ -379,7 +428,7 @@ class ModuleReader {
       }
     }
     std::vector<ir::CompId> order;
-    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
+    std::vector<uint8_t> state(n, 0);              // 0 new, 1 on the stack, 2 done
     std::vector<std::pair<size_t, size_t>> stack;  // (computation, next callee to visit)
     for (size_t start = 0; start < n; ++start) {
       if (state[start]) continue;
@@ -395,7 +444,8 @@ class ModuleReader {
         }
         const auto callee = static_cast<size_t>(callees[c][next++]);
         if (state[callee] == 1) {
-          throw ReadError{pending_[callee].offset, "computation '" + module_.computations[callee].name + "' calls itself"};
+          throw ReadError{pending_[callee].offset,
+                          "computation '" + module_.computations[callee].name + "' calls itself"};
         }
         if (state[callee] == 0) {
           state[callee] = 1;
@@ -413,7 +463,7 @@ class ModuleReader {
       for (size_t i = 0; i < comp.size(); ++i) {
         comp.instructions[i].pos = lines.pos(pending_[ci].instr_offsets[i]);
         for (size_t a = 0; a < comp.instructions[i].attrs.size(); ++a) {
-          comp.instructions[i].attrs[a].pos = lines.pos(pending_[ci].attr_offsets[i][a]);
+          comp.instructions[i].attrs[a].pos = lines.pos(pending_[ci].attr_offset(i, a));
         }
       }
     }
@@ -424,7 +474,8 @@ class ModuleReader {
       const ir::Computation& comp = module_.computations[ci];
       for (size_t i = 0; i < comp.size(); ++i) {
         if (auto problem = check_result_type(module_, comp, comp.instructions[i])) {
-          throw ReadError{pending_[ci].instr_offsets[i], "'" + comp.instructions[i].name + "': " + *problem};
+          throw ReadError{pending_[ci].instr_offsets[i],
+                          "'" + comp.instructions[i].name + "': " + *problem};
         }
       }
     }
@@ -444,7 +495,8 @@ Diagnostic to_diagnostic(std::string_view text, std::string_view file_name, cons
 
 }  // namespace
 
-Expected<ir::Module> read_module(std::string_view text, std::string_view file_name, const ReadOptions& options) {
+Expected<ir::Module> read_module(std::string_view text, std::string_view file_name,
+                                 const ReadOptions& options) {
   try {
     return ModuleReader(text, options).read();
   } catch (const ReadError& e) {
@@ -454,17 +506,21 @@ Expected<ir::Module> read_module(std::string_view text, std::string_view file_na
 
 Expected<ir::Module> read_module_file(const std::string& path, const ReadOptions& options) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Diagnostic{path, {}, "is a directory, not an HLO file", ""};
+  if (std::filesystem::is_directory(path, ec))
+    return Diagnostic{path, {}, "is a directory, not an HLO file", ""};
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path, {}, "cannot open the file: " + std::string(std::strerror(errno)), ""};
+  if (!in)
+    return Diagnostic{path, {}, "cannot open the file: " + std::string(std::strerror(errno)), ""};
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Diagnostic{path, {}, "cannot read the file", ""};
   const std::string text = std::move(buffer).str();
-  if (text.empty()) return Diagnostic{path, {1, 1}, "the file is empty: expected an HLO module", ""};
+  if (text.empty())
+    return Diagnostic{path, {1, 1}, "the file is empty: expected an HLO module", ""};
   if (const void* nul = memchr(text.data(), '\0', text.size())) {
     const auto offset = static_cast<size_t>(static_cast<const char*>(nul) - text.data());
-    return to_diagnostic(text, path, ReadError{offset, "the file is binary (a NUL byte), not HLO text"});
+    return to_diagnostic(text, path,
+                         ReadError{offset, "the file is binary (a NUL byte), not HLO text"});
   }
   return read_module(text, path, options);
 }

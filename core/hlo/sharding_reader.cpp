@@ -47,14 +47,16 @@ ir::IotaDevices read_iota_devices(Cursor& c) {
   }
   if (iota.dims.empty() || iota.reshape_dims.empty()) c.fail_at(start, "empty iota device list");
   if (checked_product(c, start, iota.dims) != checked_product(c, start, iota.reshape_dims)) {
-    c.fail_at(start, "iota device list: the shape " + iota.to_string() + " changes the device count");
+    c.fail_at(start,
+              "iota device list: the shape " + iota.to_string() + " changes the device count");
   }
   if (!iota.transpose.empty()) {
     std::vector<int64_t> sorted = iota.transpose;
     std::sort(sorted.begin(), sorted.end());
     bool ok = sorted.size() == iota.reshape_dims.size();
     for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
-    if (!ok) c.fail_at(start, "iota device list: T(…) is not a permutation of the reshape dimensions");
+    if (!ok)
+      c.fail_at(start, "iota device list: T(…) is not a permutation of the reshape dimensions");
   }
   return iota;
 }
@@ -65,10 +67,13 @@ ir::ReplicaGroups read_replica_groups(Cursor& c) {
   if (c.peek() == '[') {
     const char* start = c.ptr();
     rg.iota = read_iota_devices(c);
-    if (rg.iota->dims.size() != 2) c.fail_at(start, "iota replica groups need a 2-D shape [groups,size]");
+    if (rg.iota->dims.size() != 2)
+      c.fail_at(start, "iota replica groups need a 2-D shape [groups,size]");
     const std::vector<int64_t> ids = rg.iota->materialize();
     const auto size = static_cast<size_t>(rg.iota->dims[1]);
-    for (size_t i = 0; i < ids.size(); i += size) rg.groups.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(i), ids.begin() + static_cast<std::ptrdiff_t>(i + size));
+    for (size_t i = 0; i < ids.size(); i += size)
+      rg.groups.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(i),
+                             ids.begin() + static_cast<std::ptrdiff_t>(i + size));
     return rg;
   }
   c.expect('{', "to open the replica groups");
@@ -102,8 +107,8 @@ ir::Sharding read_sharding(Cursor& c, int depth) {
     std::string_view w = c.word();
     if (w == "replicated" || w == "manual" || w == "unknown" || w == "unreduced") {
       s.kind = w == "replicated" ? ir::Sharding::Kind::kReplicated
-             : w == "manual"     ? ir::Sharding::Kind::kManual
-             : w == "unknown"    ? ir::Sharding::Kind::kUnknown
+               : w == "manual"   ? ir::Sharding::Kind::kManual
+               : w == "unknown"  ? ir::Sharding::Kind::kUnknown
                                  : ir::Sharding::Kind::kUnreduced;
       have_kind = true;
     } else if (w == "maximal") {

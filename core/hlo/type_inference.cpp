@@ -43,7 +43,8 @@ std::optional<ir::Type> infer_result_type(const ir::Module& module, const ir::Co
       if (!need(1) || !index) return fail(why, "get-tuple-element needs an operand and index=");
       const ir::Type& t = operand(0);
       if (!t.is_tuple() || *index < 0 || static_cast<size_t>(*index) >= t.elements().size()) {
-        return fail(why, "index " + std::to_string(*index) + " is not an element of " + t.to_string(false));
+        return fail(
+            why, "index " + std::to_string(*index) + " is not an element of " + t.to_string(false));
       }
       return without_layout(t.elements()[static_cast<size_t>(*index)]);
     }
@@ -79,17 +80,21 @@ std::optional<ir::Type> infer_result_type(const ir::Module& module, const ir::Co
       if (!t) return fail(why, op + " names no computation");
       return without_layout(*t);
     }
-    case Opcode::kAfterAll: return ir::Type::token();
+    case Opcode::kAfterAll:
+      return ir::Type::token();
     case Opcode::kPartitionId:
-    case Opcode::kReplicaId: return ir::Type::array(ir::DType::kU32, {});
-    default: break;
+    case Opcode::kReplicaId:
+      return ir::Type::array(ir::DType::kU32, {});
+    default:
+      break;
   }
   switch (ir::opcode_family(instr.opcode)) {
     case ir::OpcodeFamily::kUnary:
       if (!need(1)) return fail(why, op + " needs an operand");
       if (instr.opcode == Opcode::kAbs && ir::is_complex(operand(0).dtype())) {
-        return ir::Type::array(operand(0).dtype() == ir::DType::kC64 ? ir::DType::kF32 : ir::DType::kF64,
-                               operand(0).dims());
+        return ir::Type::array(
+            operand(0).dtype() == ir::DType::kC64 ? ir::DType::kF32 : ir::DType::kF64,
+            operand(0).dims());
       }
       return without_layout(operand(0));
     case ir::OpcodeFamily::kBinary:

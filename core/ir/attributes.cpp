@@ -120,20 +120,27 @@ void append_window(std::string& out, const Window& w) {
     }
   };
   if (!w.dims.empty()) {
-    field("size", [](const WindowDim& d) { return std::to_string(d.size); },
-          [](const WindowDim&) { return false; });
-    field("stride", [](const WindowDim& d) { return std::to_string(d.stride); },
-          [](const WindowDim& d) { return d.stride == 1; });
-    field("pad", [](const WindowDim& d) {
-            return std::to_string(d.pad_low) + '_' + std::to_string(d.pad_high);
-          },
-          [](const WindowDim& d) { return d.pad_low == 0 && d.pad_high == 0; });
-    field("lhs_dilate", [](const WindowDim& d) { return std::to_string(d.lhs_dilate); },
-          [](const WindowDim& d) { return d.lhs_dilate == 1; });
-    field("rhs_dilate", [](const WindowDim& d) { return std::to_string(d.rhs_dilate); },
-          [](const WindowDim& d) { return d.rhs_dilate == 1; });
-    field("rhs_reversal", [](const WindowDim& d) { return std::string(d.reversal ? "1" : "0"); },
-          [](const WindowDim& d) { return !d.reversal; });
+    field(
+        "size", [](const WindowDim& d) { return std::to_string(d.size); },
+        [](const WindowDim&) { return false; });
+    field(
+        "stride", [](const WindowDim& d) { return std::to_string(d.stride); },
+        [](const WindowDim& d) { return d.stride == 1; });
+    field(
+        "pad",
+        [](const WindowDim& d) {
+          return std::to_string(d.pad_low) + '_' + std::to_string(d.pad_high);
+        },
+        [](const WindowDim& d) { return d.pad_low == 0 && d.pad_high == 0; });
+    field(
+        "lhs_dilate", [](const WindowDim& d) { return std::to_string(d.lhs_dilate); },
+        [](const WindowDim& d) { return d.lhs_dilate == 1; });
+    field(
+        "rhs_dilate", [](const WindowDim& d) { return std::to_string(d.rhs_dilate); },
+        [](const WindowDim& d) { return d.rhs_dilate == 1; });
+    field(
+        "rhs_reversal", [](const WindowDim& d) { return std::string(d.reversal ? "1" : "0"); },
+        [](const WindowDim& d) { return !d.reversal; });
   }
   out += '}';
 }
@@ -232,11 +239,21 @@ std::string quote(std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           static constexpr char kHex[] = "0123456789abcdef";

@@ -80,10 +80,10 @@ struct Raw {
 
 using DimList = std::vector<int64_t>;
 
-using AttrValue = std::variant<int64_t, bool, std::string, Word, DimList, std::vector<SliceRange>,
-                               Window, ConvDimLabels, PaddingConfig, ReplicaGroups,
-                               SourceTargetPairs, Sharding, FrontendAttributes, ComputationRefs,
-                               Raw>;
+using AttrValue =
+    std::variant<int64_t, bool, std::string, Word, DimList, std::vector<SliceRange>, Window,
+                 ConvDimLabels, PaddingConfig, ReplicaGroups, SourceTargetPairs, Sharding,
+                 FrontendAttributes, ComputationRefs, Raw>;
 
 /// One `key=value` attribute. `pos` is where the key starts (not part of equality).
 struct Attribute {
@@ -97,8 +97,20 @@ struct Attribute {
 
 /// What kind of value the reader expects after `key=` (by key name, as XLA's own reader does).
 enum class AttrKind : uint8_t {
-  kInt, kBool, kString, kWord, kDimList, kSlice, kWindow, kConvDimLabels, kPadding,
-  kReplicaGroups, kSourceTargetPairs, kSharding, kFrontendAttributes, kComputations,
+  kInt,
+  kBool,
+  kString,
+  kWord,
+  kDimList,
+  kSlice,
+  kWindow,
+  kConvDimLabels,
+  kPadding,
+  kReplicaGroups,
+  kSourceTargetPairs,
+  kSharding,
+  kFrontendAttributes,
+  kComputations,
   kStringOrRaw,  ///< backend_config: a quoted string, or a `{…}` proto in newer dumps
   kRaw,
 };

@@ -25,7 +25,8 @@ std::vector<int64_t> IotaDevices::materialize() const {
   std::vector<int64_t> stride(rank, 1);
   for (size_t i = rank; i-- > 1;) stride[i - 1] = stride[i] * reshape_dims[i];
   std::vector<size_t> perm(rank);
-  for (size_t i = 0; i < rank; ++i) perm[i] = transpose.empty() ? i : static_cast<size_t>(transpose[i]);
+  for (size_t i = 0; i < rank; ++i)
+    perm[i] = transpose.empty() ? i : static_cast<size_t>(transpose[i]);
   std::vector<int64_t> index(rank, 0);  // index in the transposed array
   for (int64_t n = 0; n < total; ++n) {
     int64_t value = 0;

@@ -1,8 +1,7 @@
 #include "ir/dtype.h"
 
-#include <algorithm>
 #include <array>
-#include <utility>
+#include <unordered_map>
 
 namespace scalify::ir {
 namespace {
@@ -18,16 +17,14 @@ constexpr std::array<std::string_view, static_cast<size_t>(DType::kOpaque) + 1> 
 std::string_view dtype_name(DType t) { return kNames[static_cast<size_t>(t)]; }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  // Sorted once for a binary search: the reader asks this for every type it reads.
-  static const auto sorted = [] {
-    std::array<std::pair<std::string_view, DType>, kNames.size()> t{};
-    for (size_t i = 0; i < kNames.size(); ++i) t[i] = {kNames[i], static_cast<DType>(i)};
-    std::sort(t.begin(), t.end());
-    return t;
+  // A hash look-up: the reader asks this for every type it reads.
+  static const std::unordered_map<std::string_view, DType> by_name = [] {
+    std::unordered_map<std::string_view, DType> m;
+    for (size_t i = 0; i < kNames.size(); ++i) m.emplace(kNames[i], static_cast<DType>(i));
+    return m;
   }();
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), name,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-  if (it == sorted.end() || it->first != name) return std::nullopt;
+  auto it = by_name.find(name);
+  if (it == by_name.end()) return std::nullopt;
   return it->second;
 }
 
@@ -38,17 +35,42 @@ bool is_unsigned_int(DType t) { return t >= DType::kU1 && t <= DType::kU64; }
 
 int bit_width(DType t) {
   switch (t) {
-    case DType::kPred: return 8;
-    case DType::kS1: case DType::kU1: return 1;
-    case DType::kS2: case DType::kU2: return 2;
-    case DType::kS4: case DType::kU4: case DType::kF4E2M1FN: return 4;
-    case DType::kS8: case DType::kU8: return 8;
-    case DType::kS16: case DType::kU16: case DType::kBF16: case DType::kF16: return 16;
-    case DType::kS32: case DType::kU32: case DType::kF32: return 32;
-    case DType::kS64: case DType::kU64: case DType::kF64: case DType::kC64: return 64;
-    case DType::kC128: return 128;
-    case DType::kToken: case DType::kOpaque: return 0;
-    default: return 8;  // the f8 formats
+    case DType::kPred:
+      return 8;
+    case DType::kS1:
+    case DType::kU1:
+      return 1;
+    case DType::kS2:
+    case DType::kU2:
+      return 2;
+    case DType::kS4:
+    case DType::kU4:
+    case DType::kF4E2M1FN:
+      return 4;
+    case DType::kS8:
+    case DType::kU8:
+      return 8;
+    case DType::kS16:
+    case DType::kU16:
+    case DType::kBF16:
+    case DType::kF16:
+      return 16;
+    case DType::kS32:
+    case DType::kU32:
+    case DType::kF32:
+      return 32;
+    case DType::kS64:
+    case DType::kU64:
+    case DType::kF64:
+    case DType::kC64:
+      return 64;
+    case DType::kC128:
+      return 128;
+    case DType::kToken:
+    case DType::kOpaque:
+      return 0;
+    default:
+      return 8;  // the f8 formats
   }
 }
 

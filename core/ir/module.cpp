@@ -11,7 +11,9 @@ const Attribute* Instruction::attr(std::string_view key) const {
 
 std::string Instruction::opcode_text() const {
   if (!async_wrapped) return std::string(opcode_name(opcode));
-  const char* suffix = opcode == Opcode::kAsyncStart ? "-start" : opcode == Opcode::kAsyncUpdate ? "-update" : "-done";
+  const char* suffix = opcode == Opcode::kAsyncStart    ? "-start"
+                       : opcode == Opcode::kAsyncUpdate ? "-update"
+                                                        : "-done";
   return std::string(opcode_name(*async_wrapped)) + suffix;
 }
 
@@ -22,10 +24,10 @@ const DimList& Instruction::dims_attr(std::string_view key) const {
 }
 
 bool operator==(const Instruction& a, const Instruction& b) {
-  return a.name == b.name && a.opcode == b.opcode && a.async_wrapped == b.async_wrapped && a.type == b.type &&
-         a.operands == b.operands && a.attrs == b.attrs && a.metadata == b.metadata &&
-         a.literal == b.literal && a.parameter_number == b.parameter_number &&
-         a.called == b.called;
+  return a.name == b.name && a.opcode == b.opcode && a.async_wrapped == b.async_wrapped &&
+         a.type == b.type && a.operands == b.operands && a.attrs == b.attrs &&
+         a.metadata == b.metadata && a.literal == b.literal &&
+         a.parameter_number == b.parameter_number && a.called == b.called;
 }
 
 std::vector<InstrId> Computation::parameters() const {
@@ -148,14 +150,16 @@ std::string first_difference(const Module& a, const Module& b) {
       std::string what = where + ", instruction '" + x.name + "': ";
       if (x.name != y.name) return what + "name vs '" + y.name + "'";
       if (x.opcode != y.opcode) return what + "opcode";
-      if (!(x.type == y.type)) return what + "type " + x.type.to_string() + " vs " + y.type.to_string();
+      if (!(x.type == y.type))
+        return what + "type " + x.type.to_string() + " vs " + y.type.to_string();
       if (x.operands != y.operands) return what + "operands";
       if (!(x.metadata == y.metadata)) return what + "metadata";
       if (x.literal != y.literal) return what + "literal";
       for (size_t k = 0; k < std::min(x.attrs.size(), y.attrs.size()); ++k) {
         if (!(x.attrs[k] == y.attrs[k])) {
-          return what + "attribute " + x.attrs[k].key + "=" + attr_value_to_string(x.attrs[k].value) +
-                 " vs " + y.attrs[k].key + "=" + attr_value_to_string(y.attrs[k].value);
+          return what + "attribute " + x.attrs[k].key + "=" +
+                 attr_value_to_string(x.attrs[k].value) + " vs " + y.attrs[k].key + "=" +
+                 attr_value_to_string(y.attrs[k].value);
         }
       }
       return what + "attributes";

@@ -38,10 +38,10 @@ struct Instruction {
   std::vector<InstrId> operands;
   std::vector<Attribute> attrs;  ///< in text order, metadata excluded
   Metadata metadata;
-  std::string literal;             ///< constant: the literal text between the parentheses
-  int64_t parameter_number = -1;   ///< parameter: its number
-  std::vector<CompId> called;      ///< every computation named by an attribute, in order
-  SourcePos pos;                   ///< where the instruction starts (at ROOT if written)
+  std::string literal;            ///< constant: the literal text between the parentheses
+  int64_t parameter_number = -1;  ///< parameter: its number
+  std::vector<CompId> called;     ///< every computation named by an attribute, in order
+  SourcePos pos;                  ///< where the instruction starts (at ROOT if written)
 
   /// The attribute `key`, or nullptr.
   const Attribute* attr(std::string_view key) const;
@@ -77,6 +77,11 @@ class Computation {
   std::optional<InstrId> find(std::string_view name) const;
   /// Adds an instruction, indexing its name; returns its id, or nullopt if the name is taken.
   std::optional<InstrId> add(Instruction instr);
+  /// Makes room for `n` instructions.
+  void reserve(size_t n) {
+    instructions.reserve(n);
+    by_name_.reserve(n);
+  }
   const Instruction& operator[](InstrId id) const { return instructions[static_cast<size_t>(id)]; }
   Instruction& operator[](InstrId id) { return instructions[static_cast<size_t>(id)]; }
   size_t size() const { return instructions.size(); }

@@ -12,11 +12,21 @@ void append_list(std::string& out, const std::vector<int64_t>& v) {
 
 void append_body(std::string& out, const Sharding& s) {
   switch (s.kind) {
-    case Sharding::Kind::kReplicated: out += "replicated"; break;
-    case Sharding::Kind::kManual: out += "manual"; break;
-    case Sharding::Kind::kUnknown: out += "unknown"; break;
-    case Sharding::Kind::kUnreduced: out += "unreduced"; break;
-    case Sharding::Kind::kMaximal: out += "maximal device=" + std::to_string(s.device); break;
+    case Sharding::Kind::kReplicated:
+      out += "replicated";
+      break;
+    case Sharding::Kind::kManual:
+      out += "manual";
+      break;
+    case Sharding::Kind::kUnknown:
+      out += "unknown";
+      break;
+    case Sharding::Kind::kUnreduced:
+      out += "unreduced";
+      break;
+    case Sharding::Kind::kMaximal:
+      out += "maximal device=" + std::to_string(s.device);
+      break;
     case Sharding::Kind::kTiled:
       if (s.iota) {
         out += "devices=" + s.iota->to_string();
@@ -36,7 +46,8 @@ void append_body(std::string& out, const Sharding& s) {
         out += '}';
       }
       break;
-    case Sharding::Kind::kTuple: break;
+    case Sharding::Kind::kTuple:
+      break;
   }
   if (!s.shard_group.empty()) out += ' ' + s.shard_group;
   if (!s.metadata.empty()) out += " metadata=" + s.metadata;
@@ -44,9 +55,7 @@ void append_body(std::string& out, const Sharding& s) {
 
 }  // namespace
 
-std::vector<int64_t> Sharding::device_list() const {
-  return iota ? iota->materialize() : devices;
-}
+std::vector<int64_t> Sharding::device_list() const { return iota ? iota->materialize() : devices; }
 
 std::string Sharding::to_string() const {
   std::string out = "{";

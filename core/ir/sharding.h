@@ -11,7 +11,8 @@
 namespace scalify::ir {
 
 /// A parsed `sharding=` attribute.
-///   `{replicated}`                                  kind kReplicated (also manual, unknown, unreduced)
+///   `{replicated}`                                  kind kReplicated (also manual, unknown,
+///   unreduced)
 ///   `{maximal device=3}`                            kind kMaximal, device 3
 ///   `{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}`  kind kTiled
 ///   `{devices=[2,4]<=[4,2]T(1,0)}`                  kind kTiled with an iota device list
@@ -20,13 +21,21 @@ namespace scalify::ir {
 ///   Sharding s = ...;  // `{devices=[1,2]0,1}`
 ///   s.tile_dims == {1, 2}; s.device_list() == {0, 1};
 struct Sharding {
-  enum class Kind : uint8_t { kReplicated, kManual, kMaximal, kTiled, kUnknown, kUnreduced, kTuple };
+  enum class Kind : uint8_t {
+    kReplicated,
+    kManual,
+    kMaximal,
+    kTiled,
+    kUnknown,
+    kUnreduced,
+    kTuple
+  };
 
   Kind kind = Kind::kReplicated;
-  int64_t device = -1;                 ///< kMaximal: the device
-  std::vector<int64_t> tile_dims;      ///< kTiled: the tile assignment's shape
-  std::vector<int64_t> devices;        ///< kTiled, explicit list; empty when `iota` is set
-  std::optional<IotaDevices> iota;     ///< kTiled, iota list
+  int64_t device = -1;              ///< kMaximal: the device
+  std::vector<int64_t> tile_dims;   ///< kTiled: the tile assignment's shape
+  std::vector<int64_t> devices;     ///< kTiled, explicit list; empty when `iota` is set
+  std::optional<IotaDevices> iota;  ///< kTiled, iota list
   bool last_tile_dim_replicate = false;
   std::vector<std::string> last_tile_dims;  ///< subgroup kinds, e.g. {"manual", "replicated"}
   std::string shard_group;  ///< "shard_as 1" or "shard_like 0", verbatim; empty if none

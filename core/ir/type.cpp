@@ -65,21 +65,27 @@ bool Type::same_dims(const Type& other) const {
 bool Type::compatible(const Type& other) const {
   if (kind_ != other.kind_) return false;
   switch (kind_) {
-    case Kind::kArray: return dtype_ == other.dtype_ && same_dims(other);
+    case Kind::kArray:
+      return dtype_ == other.dtype_ && same_dims(other);
     case Kind::kTuple:
       if (elements_.size() != other.elements_.size()) return false;
       for (size_t i = 0; i < elements_.size(); ++i) {
         if (!elements_[i].compatible(other.elements_[i])) return false;
       }
       return true;
-    default: return true;
+    default:
+      return true;
   }
 }
 
 void Type::append_to(std::string& out, bool with_layout) const {
   switch (kind_) {
-    case Kind::kToken: out += "token[]"; return;
-    case Kind::kOpaque: out += "opaque[]"; return;
+    case Kind::kToken:
+      out += "token[]";
+      return;
+    case Kind::kOpaque:
+      out += "opaque[]";
+      return;
     case Kind::kTuple:
       out += '(';
       for (size_t i = 0; i < elements_.size(); ++i) {
@@ -88,7 +94,8 @@ void Type::append_to(std::string& out, bool with_layout) const {
       }
       out += ')';
       return;
-    case Kind::kArray: break;
+    case Kind::kArray:
+      break;
   }
   out += dtype_name(dtype_);
   out += '[';

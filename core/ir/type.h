@@ -1,4 +1,5 @@
-// The type of an HLO value: an array (element type, dimensions, optional layout), a tuple, or a token.
+// The type of an HLO value: an array (element type, dimensions, optional layout), a tuple, or a
+// token.
 #pragma once
 
 #include <cstdint>
