@@ -1,5 +1,8 @@
 #include "test_support.h"
 
+#include <sys/wait.h>
+#include <zlib.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -7,8 +10,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <sys/wait.h>
-#include <zlib.h>
 
 #include "support/json.h"
 
@@ -59,7 +60,8 @@ std::vector<BulkModule> bulk_corpus_modules() {
     const json::Value* test = value->find("test");
     const json::Value* text = value->find("text");
     REQUIRE((file && test && text));
-    const std::string test_name = test->is_string() ? test->as_string() : "line " + std::to_string(modules.size() + 1);
+    const std::string test_name =
+        test->is_string() ? test->as_string() : "line " + std::to_string(modules.size() + 1);
     modules.push_back({file->as_string() + ":" + test_name, text->as_string()});
   }
   return modules;

@@ -1,8 +1,9 @@
 // The HLO reader: every attribute kind, forms of the syntax, and errors with positions.
+#include "hlo/reader.h"
+
 #include <catch2/catch.hpp>
 
 #include "hlo/printer.h"
-#include "hlo/reader.h"
 #include "test_support.h"
 
 using namespace scalify;
@@ -42,11 +43,11 @@ const ir::Instruction& entry_instr(const ir::Module& m, const std::string& name)
 }  // namespace
 
 TEST_CASE("types: arrays, layouts, tuples, tokens, dynamic dimensions", "[reader]") {
-  auto m = read_ok(module_with(
-      "  %a = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
-      "  %b = (s32[], (bf16[2]{0}, token[])) parameter(1)\n"
-      "  %c = s32[<=16,4] parameter(2)\n"
-      "  ROOT %t = (f32[8,128], s32[<=16,4]) tuple(%a, %c)"));
+  auto m =
+      read_ok(module_with("  %a = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
+                          "  %b = (s32[], (bf16[2]{0}, token[])) parameter(1)\n"
+                          "  %c = s32[<=16,4] parameter(2)\n"
+                          "  ROOT %t = (f32[8,128], s32[<=16,4]) tuple(%a, %c)"));
   const auto& a = entry_instr(m, "a").type;
   CHECK(a.dtype() == DType::kF32);
   CHECK(a.dims() == std::vector<int64_t>{8, 128});
@@ -63,11 +64,11 @@ TEST_CASE("types: arrays, layouts, tuples, tokens, dynamic dimensions", "[reader
 }
 
 TEST_CASE("operands with and without types, names with and without %", "[reader]") {
-  auto m = read_ok(module_with(
-      "  p0 = f32[4] parameter(0)\n"
-      "  %p1 = f32[4] parameter(1)\n"
-      "  %s = f32[4]{0} add(f32[4]{0} %p0, p1)\n"
-      "  ROOT n = f32[4] negate(%s)"));
+  auto m =
+      read_ok(module_with("  p0 = f32[4] parameter(0)\n"
+                          "  %p1 = f32[4] parameter(1)\n"
+                          "  %s = f32[4]{0} add(f32[4]{0} %p0, p1)\n"
+                          "  ROOT n = f32[4] negate(%s)"));
   const auto& s = entry_instr(m, "s");
   CHECK(s.opcode == ir::Opcode::kAdd);
   CHECK(s.operands == std::vector<ir::InstrId>{0, 1});
@@ -75,14 +76,14 @@ TEST_CASE("operands with and without types, names with and without %", "[reader]
 }
 
 TEST_CASE("dimension lists, integers, booleans, words and strings", "[reader]") {
-  auto m = read_ok(module_with(
-      "  %p = f32[2,3] parameter(0)\n"
-      "  %t = f32[3,2] transpose(%p), dimensions={1,0}\n"
-      "  %i = s32[2,3] iota(), iota_dimension=1\n"
-      "  %c = pred[2,3] compare(%p, %p), direction=LT, type=TOTALORDER\n"
-      "  %cc = f32[2,3] custom-call(%p), custom_call_target=\"Sharding\", "
-      "custom_call_has_side_effect=true, backend_config=\"{\\\"k\\\": 1}\"\n"
-      "  ROOT %r = (f32[3,2], s32[2,3], pred[2,3], f32[2,3]) tuple(%t, %i, %c, %cc)"));
+  auto m = read_ok(
+      module_with("  %p = f32[2,3] parameter(0)\n"
+                  "  %t = f32[3,2] transpose(%p), dimensions={1,0}\n"
+                  "  %i = s32[2,3] iota(), iota_dimension=1\n"
+                  "  %c = pred[2,3] compare(%p, %p), direction=LT, type=TOTALORDER\n"
+                  "  %cc = f32[2,3] custom-call(%p), custom_call_target=\"Sharding\", "
+                  "custom_call_has_side_effect=true, backend_config=\"{\\\"k\\\": 1}\"\n"
+                  "  ROOT %r = (f32[3,2], s32[2,3], pred[2,3], f32[2,3]) tuple(%t, %i, %c, %cc)"));
   CHECK(entry_instr(m, "t").dims_attr("dimensions") == ir::DimList{1, 0});
   CHECK(*entry_instr(m, "i").get<int64_t>("iota_dimension") == 1);
   CHECK(entry_instr(m, "c").get<ir::Word>("direction")->text == "LT");
@@ -132,7 +133,8 @@ TEST_CASE("dot, gather and scatter dimension numbers", "[reader]") {
       "start_index_map={0}, index_vector_dim=1, slice_sizes={1,8,16}\n"
       "  %u = f32[5,8,16] parameter(3)\n"
       "  ROOT %sc = f32[4,8,16] scatter(%x, %idx, %u), update_window_dims={1,2}, "
-      "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add\n"
+      "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+      "to_apply=%add\n"
       "}\n");
   const auto& d = entry_instr(m, "d");
   CHECK(d.dims_attr("lhs_batch_dims") == ir::DimList{0});
@@ -154,7 +156,8 @@ TEST_CASE("replica groups in list and iota forms, channel ids, global device ids
       "  %r1 = f32[16] all-reduce(%x), channel_id=1, replica_groups={{0,1},{2,3}}, "
       "use_global_device_ids=true, to_apply=%sum\n"
       "  %r2 = f32[16] all-reduce(%x), channel_id=2, replica_groups=[2,4]<=[8], to_apply=%sum\n"
-      "  %r3 = f32[16] all-reduce(%x), channel_id=3, replica_groups=[4,2]<=[2,4]T(1,0), to_apply=%sum\n"
+      "  %r3 = f32[16] all-reduce(%x), channel_id=3, replica_groups=[4,2]<=[2,4]T(1,0), "
+      "to_apply=%sum\n"
       "  %g = f32[64] all-gather(%x), replica_groups={{0,1,2,3}}, dimensions={0}\n"
       "  ROOT %cp = f32[16] collective-permute(%x), source_target_pairs={{0,1},{1,0}}\n"
       "}\n");
@@ -177,8 +180,10 @@ TEST_CASE("shardings: replicated, maximal, tiled, iota, partial replication, tup
       "  %a = f32[8,8] parameter(0), sharding={replicated}\n"
       "  %b = f32[8,8] parameter(1), sharding={maximal device=3}\n"
       "  %c = f32[8,8] parameter(2), sharding={devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}\n"
-      "  %d = f32[8,8] parameter(3), sharding={devices=[2,4]<=[4,2]T(1,0) metadata={op_name=\"x\"}}\n"
-      "  %e = f32[8,8] parameter(4), sharding={devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}\n"
+      "  %d = f32[8,8] parameter(3), sharding={devices=[2,4]<=[4,2]T(1,0) "
+      "metadata={op_name=\"x\"}}\n"
+      "  %e = f32[8,8] parameter(4), sharding={devices=[2,2,2]<=[8] last_tile_dims={manual, "
+      "replicated}}\n"
       "  ROOT %t = (f32[8,8], f32[8,8]) tuple(%a, %b), sharding={{replicated}, {manual}}"));
   CHECK(entry_instr(m, "a").sharding()->kind == ir::Sharding::Kind::kReplicated);
   CHECK(entry_instr(m, "b").sharding()->device == 3);
@@ -189,7 +194,8 @@ TEST_CASE("shardings: replicated, maximal, tiled, iota, partial replication, tup
   const auto& d = *entry_instr(m, "d").sharding();
   CHECK(d.device_list() == std::vector<int64_t>{0, 2, 4, 6, 1, 3, 5, 7});
   CHECK(d.metadata == "{op_name=\"x\"}");
-  CHECK(entry_instr(m, "e").sharding()->last_tile_dims == std::vector<std::string>{"manual", "replicated"});
+  CHECK(entry_instr(m, "e").sharding()->last_tile_dims ==
+        std::vector<std::string>{"manual", "replicated"});
   const auto& t = *entry_instr(m, "t").sharding();
   REQUIRE(t.kind == ir::Sharding::Kind::kTuple);
   CHECK(t.elements.size() == 2);
@@ -212,12 +218,14 @@ TEST_CASE("metadata, frontend attributes and unknown attributes kept verbatim", 
   REQUIRE(md.other.size() == 1);
   CHECK(md.other[0].second == "\"fusion.1\"");
   const auto& c = entry_instr(m, "c");
-  CHECK(c.get<ir::FrontendAttributes>("frontend_attributes")->at(1) == std::pair<std::string, std::string>{"key", "v"});
+  CHECK(c.get<ir::FrontendAttributes>("frontend_attributes")->at(1) ==
+        std::pair<std::string, std::string>{"key", "v"});
   CHECK(c.get<ir::Raw>("future_attr")->text == "{a, {b: [1,2]}}");
   CHECK(c.get<ir::Raw>("statistics_viz")->text == "xyz");
 }
 
-TEST_CASE("called computations: to_apply, while body/condition, branches, forward references", "[reader]") {
+TEST_CASE("called computations: to_apply, while body/condition, branches, forward references",
+          "[reader]") {
   auto m = read_ok(
       "HloModule m, is_scheduled=true, entry_computation_layout={(s32[])->s32[]}\n"
       "ENTRY %e (p: s32[]) -> s32[] {\n"
@@ -237,38 +245,40 @@ TEST_CASE("called computations: to_apply, while body/condition, branches, forwar
 }
 
 TEST_CASE("constants: scalars, arrays, splats, elided and special values", "[reader]") {
-  auto m = read_ok(module_with(
-      "  %a = f32[] constant(-inf)\n"
-      "  %b = f32[2,2] constant({ {1, 2.5}, {nan, 1e-05} })\n"
-      "  %c = s32[3] constant({1, -2, 3})\n"
-      "  %d = pred[2] constant({true, false})\n"
-      "  %e = bf16[4,4] constant(0)\n"
-      "  %f = f32[1000] constant({...})\n"
-      "  ROOT %g = c64[2] constant({(1, 0), (0.5, -1)})"));
+  auto m =
+      read_ok(module_with("  %a = f32[] constant(-inf)\n"
+                          "  %b = f32[2,2] constant({ {1, 2.5}, {nan, 1e-05} })\n"
+                          "  %c = s32[3] constant({1, -2, 3})\n"
+                          "  %d = pred[2] constant({true, false})\n"
+                          "  %e = bf16[4,4] constant(0)\n"
+                          "  %f = f32[1000] constant({...})\n"
+                          "  ROOT %g = c64[2] constant({(1, 0), (0.5, -1)})"));
   CHECK(entry_instr(m, "b").literal == "{ {1, 2.5}, {nan, 1e-05} }");
 }
 
 TEST_CASE("types left out are inferred, as XLA's reader does", "[reader]") {
-  auto m = read_ok(module_with(
-      "  %p = f32[4]{0} parameter(0)\n"
-      "  %q = s32[] parameter(1)\n"
-      "  %n = negate(%p)\n"
-      "  %t = tuple(%n, %q)\n"
-      "  %c = compare(%p, %p), direction=EQ\n"
-      "  ROOT %g = get-tuple-element(%t), index=1"));
+  auto m =
+      read_ok(module_with("  %p = f32[4]{0} parameter(0)\n"
+                          "  %q = s32[] parameter(1)\n"
+                          "  %n = negate(%p)\n"
+                          "  %t = tuple(%n, %q)\n"
+                          "  %c = compare(%p, %p), direction=EQ\n"
+                          "  ROOT %g = get-tuple-element(%t), index=1"));
   CHECK(entry_instr(m, "n").type == Type::array(DType::kF32, {4}));
   CHECK(entry_instr(m, "t").type.to_string() == "(f32[4], s32[])");
   CHECK(entry_instr(m, "c").type.to_string() == "pred[4]");
   CHECK(entry_instr(m, "g").type.to_string() == "s32[]");
 }
 
-TEST_CASE("async wrapped ops, comments, headerless modules and computation attributes", "[reader]") {
+TEST_CASE("async wrapped ops, comments, headerless modules and computation attributes",
+          "[reader]") {
   auto m = read_ok(
       "// a comment line\n"
       "%called {\n  %a = s32[8] parameter(0)\n  ROOT %n = s32[8] negate(%a) /* inline */\n"
       "}, execution_thread=\"thread_1\"\n"
       "ENTRY %e {\n  %p = s32[8] parameter(0)\n"
-      "  %s = ((s32[8]), s32[8], u32[]) call-start(%p), async_execution_thread=\"thread_1\", to_apply=%called\n"
+      "  %s = ((s32[8]), s32[8], u32[]) call-start(%p), async_execution_thread=\"thread_1\", "
+      "to_apply=%called\n"
       "  ROOT %d = s32[8] call-done(%s)\n}\n");
   CHECK(m.name == "module");
   const auto& s = entry_instr(m, "s");
@@ -279,14 +289,16 @@ TEST_CASE("async wrapped ops, comments, headerless modules and computation attri
 }
 
 TEST_CASE("instruction positions are recorded", "[reader]") {
-  auto m = read_ok("HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n");
+  auto m = read_ok(
+      "HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n");
   CHECK(entry_instr(m, "p").pos == SourcePos{3, 3});
   CHECK(entry_instr(m, "n").pos == SourcePos{4, 3});
   CHECK(m.entry().pos == SourcePos{2, 1});
 }
 
 TEST_CASE("errors carry FILE:LINE:COL, the line and a caret", "[reader][errors]") {
-  const Diagnostic d = read_error(module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%q)"));
+  const Diagnostic d =
+      read_error(module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%q)"));
   CHECK(d.file == "bad.hlo");
   CHECK(d.pos == SourcePos{5, 27});
   CHECK(d.message == "undefined operand 'q' in computation 'main'");
@@ -307,36 +319,86 @@ TEST_CASE("malformed modules are rejected with a precise message", "[reader][err
       {"empty", "", {1, 1}, "empty file"},
       {"only spaces", "  \n\n", {3, 1}, "empty file"},
       {"no header", "garbage", {1, 1}, "expected 'HloModule'"},
-      {"truncated after a line", "HloModule m\nENTRY %e {\n  %p = f32[4] parameter(0)\n", {2, 1}, "not closed"},
-      {"truncated in the operands", "HloModule m\nENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p",
-       {4, 29}, "expected ')'"},
+      {"truncated after a line",
+       "HloModule m\nENTRY %e {\n  %p = f32[4] parameter(0)\n",
+       {2, 1},
+       "not closed"},
+      {"truncated in the operands",
+       "HloModule m\nENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p",
+       {4, 29},
+       "expected ')'"},
       {"truncated type", "HloModule m\nENTRY %e {\n  %p = f32[4", {3, 13}, "expected ']'"},
-      {"duplicate name", module_with("  %p = f32[] parameter(0)\n  %p = f32[] parameter(1)"), {5, 3},
+      {"duplicate name",
+       module_with("  %p = f32[] parameter(0)\n  %p = f32[] parameter(1)"),
+       {5, 3},
        "duplicate instruction name 'p'"},
-      {"declared operand type contradicts", module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(f32[8] %p)"),
-       {5, 34}, "declared f32[8] here but defined as f32[4]"},
-      {"unknown opcode", module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] frobnicate(%p)"), {5, 20},
+      {"declared operand type contradicts",
+       module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(f32[8] %p)"),
+       {5, 34},
+       "declared f32[8] here but defined as f32[4]"},
+      {"unknown opcode",
+       module_with("  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] frobnicate(%p)"),
+       {5, 20},
        "unknown opcode 'frobnicate'"},
-      {"unknown type", module_with("  %p = f33[4] parameter(0)"), {4, 8}, "unknown element type 'f33'"},
-      {"bad layout", module_with("  %p = f32[4,2]{0,0} parameter(0)"), {4, 16}, "not a permutation"},
-      {"unknown computation", module_with("  %p = f32[] parameter(0)\n  ROOT %r = f32[] call(%p), to_apply=%nowhere"), {5, 29},
+      {"unknown type",
+       module_with("  %p = f33[4] parameter(0)"),
+       {4, 8},
+       "unknown element type 'f33'"},
+      {"bad layout",
+       module_with("  %p = f32[4,2]{0,0} parameter(0)"),
+       {4, 16},
+       "not a permutation"},
+      {"unknown computation",
+       module_with("  %p = f32[] parameter(0)\n  ROOT %r = f32[] call(%p), to_apply=%nowhere"),
+       {5, 29},
        "unknown computation 'nowhere'"},
-      {"cycle", module_with("  %a = f32[] negate(%b)\n  %b = f32[] negate(%a)"), {3, 1}, "form a cycle"},
-      {"missing parameter", module_with("  %p = f32[] parameter(1)\n  %q = f32[] parameter(2)\n  ROOT %r = f32[] add(%p, %q)"),
-       {3, 1}, "has no parameter(0)"},
-      {"parameter out of range", module_with("  %p = f32[] parameter(1)"), {4, 3}, "parameter number 1 is out of range"},
-      {"literal count", module_with("  %c = f32[3] constant({1, 2})"), {4, 30}, "has 2 elements, the type says 3"},
-      {"literal value", module_with("  %c = s32[2] constant({1, x})"), {4, 28}, "'x' is not a s32 value"},
-      {"bad replica groups", module_with("  %p = f32[] parameter(0)\n  %r = f32[] all-reduce(%p), replica_groups=[2,4]<=[6]"),
-       {5, 45}, "changes the device count"},
-      {"duplicate attribute", module_with("  %p = f32[2] parameter(0)\n  %t = f32[2] transpose(%p), dimensions={0}, dimensions={0}"),
-       {5, 46}, "duplicate attribute 'dimensions'"},
-      {"unterminated string", module_with("  %p = f32[2] parameter(0), metadata={op_name=\"abc}"), {4, 47},
+      {"cycle",
+       module_with("  %a = f32[] negate(%b)\n  %b = f32[] negate(%a)"),
+       {3, 1},
+       "form a cycle"},
+      {"missing parameter",
+       module_with(
+           "  %p = f32[] parameter(1)\n  %q = f32[] parameter(2)\n  ROOT %r = f32[] add(%p, %q)"),
+       {3, 1},
+       "has no parameter(0)"},
+      {"parameter out of range",
+       module_with("  %p = f32[] parameter(1)"),
+       {4, 3},
+       "parameter number 1 is out of range"},
+      {"literal count",
+       module_with("  %c = f32[3] constant({1, 2})"),
+       {4, 30},
+       "has 2 elements, the type says 3"},
+      {"literal value",
+       module_with("  %c = s32[2] constant({1, x})"),
+       {4, 28},
+       "'x' is not a s32 value"},
+      {"bad replica groups",
+       module_with(
+           "  %p = f32[] parameter(0)\n  %r = f32[] all-reduce(%p), replica_groups=[2,4]<=[6]"),
+       {5, 45},
+       "changes the device count"},
+      {"duplicate attribute",
+       module_with("  %p = f32[2] parameter(0)\n  %t = f32[2] transpose(%p), dimensions={0}, "
+                   "dimensions={0}"),
+       {5, 46},
+       "duplicate attribute 'dimensions'"},
+      {"unterminated string",
+       module_with("  %p = f32[2] parameter(0), metadata={op_name=\"abc}"),
+       {4, 47},
        "unterminated string"},
-      {"garbage bytes", std::string("HloModule m\nENTRY %e {\n  %p = f32[2] \x01\x02 parameter(0)\n}\n"), {3, 15},
+      {"garbage bytes",
+       std::string("HloModule m\nENTRY %e {\n  %p = f32[2] \x01\x02 parameter(0)\n}\n"),
+       {3, 15},
        "byte 0x01"},
-      {"second ROOT", module_with("  ROOT %p = f32[] parameter(0)\n  ROOT %q = f32[] parameter(1)"), {5, 3}, "second ROOT"},
-      {"huge integer", module_with("  %p = f32[99999999999999999999] parameter(0)"), {4, 12}, "out of range"},
+      {"second ROOT",
+       module_with("  ROOT %p = f32[] parameter(0)\n  ROOT %q = f32[] parameter(1)"),
+       {5, 3},
+       "second ROOT"},
+      {"huge integer",
+       module_with("  %p = f32[99999999999999999999] parameter(0)"),
+       {4, 12},
+       "out of range"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -363,8 +425,10 @@ TEST_CASE("files: missing, empty, binary and directories give clear errors", "[r
   REQUIRE_FALSE(directory.has_value());
 }
 
-TEST_CASE("every prefix of a real module is either read or rejected with a position", "[reader][errors]") {
-  const std::string text = test::read_file(test::corpus_dir() + "/neuron_torchxla/linear3_fwd_spmd_megatron.hlo");
+TEST_CASE("every prefix of a real module is either read or rejected with a position",
+          "[reader][errors]") {
+  const std::string text =
+      test::read_file(test::corpus_dir() + "/neuron_torchxla/linear3_fwd_spmd_megatron.hlo");
   for (size_t n = 0; n < text.size(); n += 7) {
     auto m = hlo::read_module(text.substr(0, n), "prefix.hlo");
     if (!m) {

@@ -59,9 +59,11 @@ TEST_CASE("types: text form, element count, compatibility ignores layout", "[ir]
 TEST_CASE("iota device lists materialise as XLA defines them", "[ir]") {
   CHECK(IotaDevices{{8}, {8}, {}}.materialize() == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
   // [2,4]<=[2,4]T(1,0): the transpose of [[0,1,2,3],[4,5,6,7]] read row-major, reshaped.
-  CHECK(IotaDevices{{2, 4}, {2, 4}, {1, 0}}.materialize() == std::vector<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
+  CHECK(IotaDevices{{2, 4}, {2, 4}, {1, 0}}.materialize() ==
+        std::vector<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
   // [4,2]<=[2,2,2]T(2,0,1)
-  CHECK(IotaDevices{{4, 2}, {2, 2, 2}, {2, 0, 1}}.materialize() == std::vector<int64_t>{0, 2, 4, 6, 1, 3, 5, 7});
+  CHECK(IotaDevices{{4, 2}, {2, 2, 2}, {2, 0, 1}}.materialize() ==
+        std::vector<int64_t>{0, 2, 4, 6, 1, 3, 5, 7});
   CHECK(IotaDevices{{4, 2}, {2, 4}, {1, 0}}.to_string() == "[4,2]<=[2,4]T(1,0)");
 }
 
