@@ -10,7 +10,8 @@
 
 namespace {
 
-constexpr std::string_view kVersion = SCALIFY_VERSION;  // project()'s version, from app/CMakeLists.txt
+constexpr std::string_view kVersion =
+    SCALIFY_VERSION;  // project()'s version, from app/CMakeLists.txt
 
 using Args = std::span<const std::string_view>;
 

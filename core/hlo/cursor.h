@@ -23,6 +23,7 @@ class Cursor {
 
   size_t offset() const { return static_cast<size_t>(p_ - begin_); }
   const char* ptr() const { return p_; }
+  const char* end() const { return end_; }
   void reset(const char* p) { p_ = p; }
   bool at_end() const { return p_ >= end_; }
   /// The current character, or '\0' at the end.

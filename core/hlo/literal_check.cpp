@@ -6,6 +6,30 @@
 namespace scalify::hlo {
 namespace {
 
+/// `[-+]?digits` (integers) or `[-+]?digits[.digits][e[-+]digits]` with at least one digit.
+bool is_plain_decimal(std::string_view s, bool integer) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t mantissa = digits();
+  if (integer) return mantissa > 0 && i == s.size();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
 class LiteralChecker {
  public:
   LiteralChecker(std::string_view text, const ir::Type& type) : text_(text), type_(type) {}
@@ -107,7 +131,13 @@ class LiteralChecker {
       pos_ = close + 1;
       return true;
     }
-    const std::string token(text_.substr(start, pos_ - start));
+    const std::string_view view = text_.substr(start, pos_ - start);
+    // Fast path, no allocation: plain decimal numbers, which is nearly every element.
+    if (type_.dtype() != ir::DType::kPred &&
+        is_plain_decimal(view, ir::is_integer(type_.dtype()))) {
+      return true;
+    }
+    const std::string token(view);
     if (token.empty()) {
       pos_ = start;
       return fail("expected a number");

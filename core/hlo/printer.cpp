@@ -60,14 +60,16 @@ void append_computation(std::string& out, const ir::Computation& comp) {
   }
   out += ") -> ";
   comp[comp.root].type.append_to(out);
-  append_attrs(out, comp.attrs);
   out += " {\n";
   for (size_t i = 0; i < comp.size(); ++i) {
     out += static_cast<ir::InstrId>(i) == comp.root ? "  ROOT " : "  ";
     append_instruction(out, comp, comp.instructions[i]);
     out += '\n';
   }
-  out += "}\n";
+  // After the body, as XLA prints them: before it, a bare value would run into the '{'.
+  out += '}';
+  append_attrs(out, comp.attrs);
+  out += '\n';
 }
 
 }  // namespace

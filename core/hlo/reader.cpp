@@ -3,11 +3,12 @@
 #include "hlo/reader.h"
 
 #include <algorithm>
-#include <span>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
+#include <unordered_map>
 
 #include "hlo/cursor.h"
 #include "hlo/literal_check.h"
@@ -51,7 +52,8 @@ struct PendingOperand {
 struct PendingComputation {
   size_t offset = 0;
   std::vector<size_t> instr_offsets;
-  std::vector<PendingOperand> operands;  ///< of instruction i: [operand_start[i], operand_start[i+1])
+  std::vector<PendingOperand>
+      operands;  ///< of instruction i: [operand_start[i], operand_start[i+1])
   std::vector<uint32_t> operand_start{0};
   std::vector<size_t> attr_offsets;  ///< of instruction i: from attr_start[i], one per attribute
   std::vector<uint32_t> attr_start{0};
@@ -159,7 +161,8 @@ class ModuleReader {
       comp.is_entry = true;
       c_.advance(5);
     }
-    comp.name = std::string(c_.expect_name("a computation name (or the end of the file)"));
+    const std::string_view name = c_.expect_name("a computation name (or the end of the file)");
+    comp.name = std::string(name);
     if (c_.eat('(')) skip_signature();
     read_attribute_list(comp.attrs, nullptr);
     c_.expect('{', "to open the computation body");
@@ -192,7 +195,8 @@ class ModuleReader {
       c_.fail_at(text_.data() + pending.offset,
                  "computation '" + comp.name + "' has no instructions");
     if (comp.root < 0) comp.root = static_cast<ir::InstrId>(comp.size() - 1);
-    if (module_.find_computation(comp.name))
+    if (!computation_ids_.emplace(name, static_cast<ir::CompId>(module_.computations.size()))
+             .second)
       c_.fail_at(text_.data() + pending.offset, "duplicate computation name '" + comp.name + "'");
     resolve_operands(comp, pending);
     check_parameters(comp, pending);
@@ -227,7 +231,7 @@ class ModuleReader {
     const std::string_view leading_word = c_.peek() == '(' ? std::string_view() : c_.word();
     const bool type_omitted = !leading_word.empty() && c_.peek() == '(';
     c_.reset(type_at);
-    if (!type_omitted) instr.type = read_type(c_);
+    if (!type_omitted) instr.type = read_type(c_, 0, &types_);
     c_.skip_ws();
     const char* op_at = c_.ptr();
     std::string_view op = c_.word();
@@ -251,15 +255,15 @@ class ModuleReader {
       instr.literal = std::string(literal);
     } else if (!c_.eat(')')) {
       do {
-        pending.operands.push_back(read_operand());
+        pending.operands.push_back(read_operand(comp, pending));
       } while (c_.eat(','));
       c_.expect(')', "to close the operand list");
     }
     read_attribute_list(instr.attrs, &pending.attr_offsets, &instr.metadata);
     if (auto first = comp.find(instr.name)) {
       const SourcePos p = LineIndex(text_).pos(pending.instr_offsets[static_cast<size_t>(*first)]);
-      throw ReadError{at, "duplicate instruction name '" + instr.name + "' (first defined at line " +
-                              std::to_string(p.line) + ")"};
+      throw ReadError{at, "duplicate instruction name '" + instr.name +
+                              "' (first defined at line " + std::to_string(p.line) + ")"};
     }
     const ir::InstrId id = *comp.add(std::move(instr));
     if (is_root) comp.root = id;
@@ -288,21 +292,43 @@ class ModuleReader {
     c_.fail_at(op_at, "unknown opcode '" + std::string(op) + "'");
   }
 
-  PendingOperand read_operand() {
+  // `f32[4]{0} %x`, `%x` or `x`. A declared array type of an operand already defined (the
+  // common case in torch-xla dumps) is checked at once, without allocating it; others wait
+  // until every name and inferred type is known.
+  PendingOperand read_operand(const ir::Computation& comp, const PendingComputation& pending) {
     c_.skip_ws();
     PendingOperand operand{{}, c_.offset(), std::nullopt};
     if (c_.peek() == '(') {
-      operand.declared = read_type(c_);
+      operand.declared = read_type(c_, 0, &types_);
     } else if (c_.peek() != '%') {
       const char* save = c_.ptr();
       std::string_view w = c_.word();
       c_.reset(save);
-      if (c_.ptr()[w.size()] == '[' && ir::parse_dtype(w)) operand.declared = read_type(c_);
+      if (c_.peek(w.size()) == '[' && ir::parse_dtype(w))
+        operand.declared = read_type(c_, 0, &types_);
     }
     c_.skip_ws();
     operand.offset = c_.offset();
     operand.name = c_.expect_name("an operand name");
+    if (operand.declared) {
+      const auto id = comp.find(operand.name);
+      const bool known = id && std::find(pending.type_omitted.begin(), pending.type_omitted.end(),
+                                         *id) == pending.type_omitted.end();
+      if (known) {
+        if (!operand.declared->compatible(comp[*id].type)) {
+          throw ReadError{operand.offset,
+                          declared_type_mismatch(operand.name, *operand.declared, comp[*id].type)};
+        }
+        operand.declared.reset();  // checked
+      }
+    }
     return operand;
+  }
+
+  static std::string declared_type_mismatch(std::string_view name, const ir::Type& declared,
+                                            const ir::Type& actual) {
+    return "operand '" + std::string(name) + "' is declared " + declared.to_string(false) +
+           " here but defined as " + actual.to_string(false);
   }
 
   void resolve_operands(ir::Computation& comp, const PendingComputation& pending) {
@@ -365,7 +391,9 @@ class ModuleReader {
           const auto* refs = std::get_if<ir::ComputationRefs>(&instr.attrs[a].value);
           if (!refs) continue;
           for (const std::string& callee : refs->names) {
-            auto id = module_.find_computation(callee);
+            const auto found = computation_ids_.find(callee);
+            const std::optional<ir::CompId> id =
+                found == computation_ids_.end() ? std::nullopt : std::optional(found->second);
             if (!id)
               throw ReadError{pending_[ci].attr_offset(i, a),
                               "unknown computation '" + callee + "'"};
@@ -409,9 +437,7 @@ class ModuleReader {
         const ir::Type& actual = comp[comp.instructions[i].operands[k]].type;
         if (operands[k].declared && !operands[k].declared->compatible(actual)) {
           throw ReadError{operands[k].offset,
-                          "operand '" + std::string(operands[k].name) + "' is declared " +
-                              operands[k].declared->to_string(false) + " here but defined as " +
-                              actual.to_string(false)};
+                          declared_type_mismatch(operands[k].name, *operands[k].declared, actual)};
         }
       }
     }
@@ -486,6 +512,9 @@ class ModuleReader {
   ReadOptions options_;
   ir::Module module_;
   std::vector<PendingComputation> pending_;
+  TypeCache types_;
+  /// Computation names (views of the text) to their ids.
+  std::unordered_map<std::string_view, ir::CompId> computation_ids_;
 };
 
 Diagnostic to_diagnostic(std::string_view text, std::string_view file_name, const ReadError& e) {

@@ -1,4 +1,3 @@
-#include <array>
 #include <bitset>
 
 #include "hlo/value_reader.h"
@@ -7,21 +6,6 @@ namespace scalify::hlo {
 namespace {
 
 constexpr int kMaxTypeDepth = 64;
-constexpr size_t kMaxRank = 128;
-
-/// Up to kMaxRank integers collected on the stack, so that each list costs one exact allocation
-/// when it becomes a vector (types are the bulk of HLO text; this is the reader's hot path).
-struct IntRun {
-  std::array<int64_t, kMaxRank> values;
-  size_t size = 0;
-  void push(Cursor& c, int64_t v) {
-    if (size == kMaxRank) c.fail("too many dimensions");
-    values[size++] = v;
-  }
-  std::vector<int64_t> to_vector() const {
-    return std::vector<int64_t>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(size));
-  }
-};
 
 std::string join(const IntRun& run) {
   std::string s;
@@ -29,46 +13,80 @@ std::string join(const IntRun& run) {
   return s;
 }
 
-ir::Layout read_layout(Cursor& c, size_t rank) {
+/// Where the type text starting at `p` ends, found without reading it (for the cache look-up):
+/// `dtype[…]` with an optional `{…}` right after, or a balanced `(…)`. Nullptr if unclear.
+const char* type_text_end(const char* p, const char* end) {
+  if (p < end && *p == '(') {
+    int depth = 0;
+    for (const char* q = p; q < end; ++q) {
+      if (*q == '(') {
+        ++depth;
+      } else if (*q == ')' && --depth == 0) {
+        return q + 1;
+      } else if (*q == '"' || *q == '%' || *q == '=') {
+        return nullptr;  // not a type: leave it to the reader to say why
+      }
+    }
+    return nullptr;
+  }
+  const char* q = p;
+  while (q < end && is_name_char(*q)) ++q;
+  if (q == p || q >= end || *q != '[') return nullptr;
+  while (q < end && *q != ']') {
+    if (*q == '\n') return nullptr;
+    ++q;
+  }
+  if (q >= end) return nullptr;
+  ++q;
+  if (q < end && *q == '{') {
+    while (q < end && *q != '}') {
+      if (*q == '\n') return nullptr;
+      ++q;
+    }
+    if (q >= end) return nullptr;
+    ++q;
+  }
+  return q;
+}
+
+// `{1,0}` or `{1,0:T(8,128)}`: the order is checked to be a permutation of the dimensions.
+void read_layout(Cursor& c, size_t rank, LeafType& out) {
   const char* start = c.ptr();
   c.advance();  // '{'
-  IntRun m2m;
   c.skip_ws();
   while (c.at_integer()) {
-    m2m.push(c, c.integer("layout"));
+    out.minor_to_major.push(c, c.integer("layout"));
     if (!c.eat(',')) break;
     c.skip_ws();
   }
-  ir::Layout layout;
   if (c.eat(':')) {
-    layout.tail = std::string(c.until_matching('{', '}', "layout"));
+    out.layout_tail = c.until_matching('{', '}', "layout");
   } else {
     c.expect('}', "to close the layout");
   }
-  // A layout lists every dimension once; `{:T(128)}` (tiling only) may leave the order out.
-  if (m2m.size != 0 || layout.tail.empty()) {
-    std::array<bool, kMaxRank> seen{};
-    bool permutation = m2m.size == rank;
-    for (size_t i = 0; permutation && i < m2m.size; ++i) {
-      const int64_t d = m2m.values[i];
-      permutation = d >= 0 && static_cast<size_t>(d) < rank && !seen[static_cast<size_t>(d)];
-      if (permutation) seen[static_cast<size_t>(d)] = true;
-    }
-    if (!permutation) {
-      c.fail_at(start, "layout {" + join(m2m) + "} is not a permutation of the " +
-                           std::to_string(rank) + " dimensions");
-    }
+  out.has_layout = true;
+  // `{:T(128)}` (tiling only) may leave the order out.
+  const IntRun& m2m = out.minor_to_major;
+  if (m2m.size == 0 && !out.layout_tail.empty()) return;
+  std::bitset<IntRun::kCapacity> seen;
+  bool permutation = m2m.size == rank;
+  for (size_t i = 0; permutation && i < m2m.size; ++i) {
+    const int64_t d = m2m.values[i];
+    permutation = d >= 0 && static_cast<size_t>(d) < rank && !seen[static_cast<size_t>(d)];
+    if (permutation) seen.set(static_cast<size_t>(d));
   }
-  layout.minor_to_major = m2m.to_vector();
-  return layout;
+  if (!permutation) {
+    c.fail_at(start, "layout {" + join(m2m) + "} is not a permutation of the " +
+                         std::to_string(rank) + " dimensions");
+  }
 }
 
-ir::Type read_tuple_type(Cursor& c, int depth) {
+ir::Type read_tuple_type(Cursor& c, int depth, TypeCache* cache) {
   c.advance();  // '('
   std::vector<ir::Type> elements;
   if (!c.eat(')')) {
     do {
-      elements.push_back(read_type(c, depth + 1));
+      elements.push_back(read_type(c, depth + 1, cache));
     } while (c.eat(','));
     c.expect(')', "to close the tuple type");
   }
@@ -77,45 +95,73 @@ ir::Type read_tuple_type(Cursor& c, int depth) {
 
 }  // namespace
 
-ir::Type read_type(Cursor& c, int depth) {
-  if (depth > kMaxTypeDepth) c.fail("type nested too deeply");
+void IntRun::push(Cursor& c, int64_t v) {
+  if (size == kCapacity) c.fail("too many dimensions");
+  values[size++] = v;
+}
+
+LeafType read_leaf_type(Cursor& c) {
   c.skip_ws();
-  if (c.peek() == '(') return read_tuple_type(c, depth);
   const char* start = c.ptr();
   std::string_view word = c.word();
   if (word.empty()) c.fail("expected a type, found " + c.describe_next());
+  LeafType leaf;
   auto dtype = ir::parse_dtype(word);
   if (!dtype) c.fail_at(start, "unknown element type '" + std::string(word) + "'");
+  leaf.dtype = *dtype;
   if (c.peek() != '[') c.fail("expected '[' after the element type '" + std::string(word) + "'");
   c.advance();
-  if (*dtype == ir::DType::kToken || *dtype == ir::DType::kOpaque) {
+  if (leaf.dtype == ir::DType::kToken || leaf.dtype == ir::DType::kOpaque) {
     c.expect(']', "after token[ or opaque[");
-    return *dtype == ir::DType::kToken ? ir::Type::token() : ir::Type::opaque();
+    return leaf;
   }
-  IntRun dims;
-  std::bitset<kMaxRank> dynamic;  // bit i: dimension i is dynamic
   if (!c.eat(']')) {
     do {
       c.skip_ws();
       if (c.eat("<=")) {
-        dynamic.set(dims.size);
-        dims.push(c, c.integer("dimension bound"));
+        leaf.dynamic.set(leaf.dims.size);
+        leaf.dims.push(c, c.integer("dimension bound"));
       } else if (c.eat('?')) {
-        dynamic.set(dims.size);
-        dims.push(c, -1);
+        leaf.dynamic.set(leaf.dims.size);
+        leaf.dims.push(c, -1);
         continue;
       } else {
-        dims.push(c, c.integer("dimension size"));
+        leaf.dims.push(c, c.integer("dimension size"));
       }
-      if (dims.values[dims.size - 1] < 0) c.fail("negative dimension size");
+      if (leaf.dims.values[leaf.dims.size - 1] < 0) c.fail("negative dimension size");
     } while (c.eat(','));
     c.expect(']', "to close the dimensions");
   }
-  ir::Type type = ir::Type::array(*dtype, dims.to_vector());
+  if (c.peek() == '{') read_layout(c, leaf.dims.size, leaf);
+  return leaf;
+}
+
+ir::Type LeafType::to_type() const {
+  if (dtype == ir::DType::kToken) return ir::Type::token();
+  if (dtype == ir::DType::kOpaque) return ir::Type::opaque();
+  ir::Type type = ir::Type::array(dtype, dims.to_vector());
   for (size_t d = 0; dynamic.any() && d < dims.size; ++d) {
     if (dynamic[d]) type.set_dynamic(static_cast<int64_t>(d), true);
   }
-  if (c.peek() == '{') type.set_layout(read_layout(c, dims.size));
+  if (has_layout) type.set_layout(ir::Layout{minor_to_major.to_vector(), std::string(layout_tail)});
+  return type;
+}
+
+ir::Type read_type(Cursor& c, int depth, TypeCache* cache) {
+  if (depth > kMaxTypeDepth) c.fail("type nested too deeply");
+  c.skip_ws();
+  const char* start = c.ptr();
+  const char* end = cache ? type_text_end(start, c.end()) : nullptr;
+  if (end) {
+    auto it = cache->find(std::string_view(start, static_cast<size_t>(end - start)));
+    if (it != cache->end()) {
+      c.reset(end);
+      return it->second;
+    }
+  }
+  ir::Type type = c.peek() == '(' ? read_tuple_type(c, depth, cache) : read_leaf_type(c).to_type();
+  if (end == c.ptr())
+    cache->emplace(std::string_view(start, static_cast<size_t>(end - start)), type);
   return type;
 }
 

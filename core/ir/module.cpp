@@ -42,8 +42,8 @@ std::vector<InstrId> Computation::parameters() const {
   return params;
 }
 
-std::optional<InstrId> Computation::find(std::string_view name) const {
-  auto it = by_name_.find(name);
+std::optional<InstrId> Computation::find(std::string_view wanted) const {
+  auto it = by_name_.find(wanted);
   if (it == by_name_.end()) return std::nullopt;
   return it->second;
 }
@@ -92,9 +92,9 @@ bool operator==(const Computation& a, const Computation& b) {
          a.instructions == b.instructions;
 }
 
-std::optional<CompId> Module::find_computation(std::string_view name) const {
+std::optional<CompId> Module::find_computation(std::string_view wanted) const {
   for (size_t i = 0; i < computations.size(); ++i) {
-    if (computations[i].name == name) return static_cast<CompId>(i);
+    if (computations[i].name == wanted) return static_cast<CompId>(i);
   }
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 namespace scalify::ir {
 
 // X(enumerator, text name, family). Families drive shape checking and summaries.
+// clang-format off
 #define SCALIFY_OPCODES(X)                                            \
   X(kAbs, "abs", kUnary)                                              \
   X(kAdd, "add", kBinary)                                             \
@@ -132,6 +133,7 @@ namespace scalify::ir {
   X(kTuple, "tuple", kOther)                                          \
   X(kWhile, "while", kOther)                                          \
   X(kXor, "xor", kBinary)
+// clang-format on
 
 enum class Opcode : uint8_t {
 #define SCALIFY_OPCODE_ENUM(e, s, f) e,

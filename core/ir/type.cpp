@@ -1,76 +1,102 @@
 #include "ir/type.h"
 
 namespace scalify::ir {
+Type::Type() {
+  static const std::shared_ptr<const Data> kScalar = std::make_shared<const Data>();
+  data_ = kScalar;
+}
 
 Type Type::array(DType dtype, std::vector<int64_t> dims) {
-  Type t;
-  t.kind_ = Kind::kArray;
-  t.dtype_ = dtype;
-  t.dims_ = std::move(dims);
-  return t;
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::kArray;
+  d->dtype = dtype;
+  d->dims = std::move(dims);
+  return Type(std::move(d));
 }
 
 Type Type::tuple(std::vector<Type> elements) {
-  Type t;
-  t.kind_ = Kind::kTuple;
-  t.elements_ = std::move(elements);
-  return t;
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::kTuple;
+  d->elements = std::move(elements);
+  return Type(std::move(d));
 }
 
 Type Type::token() {
-  Type t;
-  t.kind_ = Kind::kToken;
-  t.dtype_ = DType::kToken;
-  return t;
+  static const std::shared_ptr<const Data> kToken = [] {
+    auto d = std::make_shared<Data>();
+    d->kind = Kind::kToken;
+    d->dtype = DType::kToken;
+    return d;
+  }();
+  return Type(kToken);
 }
 
 Type Type::opaque() {
-  Type t;
-  t.kind_ = Kind::kOpaque;
-  t.dtype_ = DType::kOpaque;
-  return t;
+  static const std::shared_ptr<const Data> kOpaque = [] {
+    auto d = std::make_shared<Data>();
+    d->kind = Kind::kOpaque;
+    d->dtype = DType::kOpaque;
+    return d;
+  }();
+  return Type(kOpaque);
 }
+
+Type::Data& Type::mutate() {
+  if (data_.use_count() != 1) data_ = std::make_shared<const Data>(*data_);
+  // Sole owner now: the const is ours to drop.
+  return const_cast<Data&>(*data_);
+}
+
+void Type::set_dtype(DType d) { mutate().dtype = d; }
+
+void Type::set_dims(std::vector<int64_t> dims) {
+  Data& d = mutate();
+  d.dims = std::move(dims);
+  d.dynamic.clear();
+}
+
+void Type::set_dynamic(int64_t i, bool dynamic) {
+  if (this->dynamic(i) == dynamic) return;
+  Data& d = mutate();
+  if (d.dynamic.empty()) d.dynamic.assign(d.dims.size(), false);
+  d.dynamic[static_cast<size_t>(i)] = dynamic;
+}
+
+void Type::set_layout(std::optional<Layout> layout) {
+  if (!layout && !data_->layout) return;
+  mutate().layout = std::move(layout);
+}
+
+std::vector<Type>& Type::mutable_elements() { return mutate().elements; }
 
 int64_t Type::element_count() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d < 0 ? 0 : d;
+  for (int64_t d : data_->dims) n *= d < 0 ? 0 : d;
   return n;
 }
 
 bool Type::dynamic(int64_t i) const {
-  return !dynamic_.empty() && dynamic_[static_cast<size_t>(i)];
-}
-
-void Type::set_dims(std::vector<int64_t> dims) {
-  dims_ = std::move(dims);
-  dynamic_.clear();
-}
-
-void Type::set_dynamic(int64_t i, bool dynamic) {
-  if (dynamic_.empty()) {
-    if (!dynamic) return;
-    dynamic_.assign(dims_.size(), false);
-  }
-  dynamic_[static_cast<size_t>(i)] = dynamic;
+  return !data_->dynamic.empty() && data_->dynamic[static_cast<size_t>(i)];
 }
 
 bool Type::same_dims(const Type& other) const {
-  if (dims_ != other.dims_) return false;
-  for (size_t i = 0; i < dims_.size(); ++i) {
+  if (data_->dims != other.data_->dims) return false;
+  for (size_t i = 0; i < data_->dims.size(); ++i) {
     if (dynamic(static_cast<int64_t>(i)) != other.dynamic(static_cast<int64_t>(i))) return false;
   }
   return true;
 }
 
 bool Type::compatible(const Type& other) const {
-  if (kind_ != other.kind_) return false;
-  switch (kind_) {
+  if (data_ == other.data_) return true;
+  if (kind() != other.kind()) return false;
+  switch (kind()) {
     case Kind::kArray:
-      return dtype_ == other.dtype_ && same_dims(other);
+      return dtype() == other.dtype() && same_dims(other);
     case Kind::kTuple:
-      if (elements_.size() != other.elements_.size()) return false;
-      for (size_t i = 0; i < elements_.size(); ++i) {
-        if (!elements_[i].compatible(other.elements_[i])) return false;
+      if (elements().size() != other.elements().size()) return false;
+      for (size_t i = 0; i < elements().size(); ++i) {
+        if (!elements()[i].compatible(other.elements()[i])) return false;
       }
       return true;
     default:
@@ -78,8 +104,16 @@ bool Type::compatible(const Type& other) const {
   }
 }
 
+bool operator==(const Type& a, const Type& b) {
+  if (a.data_ == b.data_) return true;
+  const Type::Data& x = *a.data_;
+  const Type::Data& y = *b.data_;
+  return x.kind == y.kind && x.dtype == y.dtype && x.dims == y.dims && x.dynamic == y.dynamic &&
+         x.layout == y.layout && x.elements == y.elements;
+}
+
 void Type::append_to(std::string& out, bool with_layout) const {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::kToken:
       out += "token[]";
       return;
@@ -88,38 +122,40 @@ void Type::append_to(std::string& out, bool with_layout) const {
       return;
     case Kind::kTuple:
       out += '(';
-      for (size_t i = 0; i < elements_.size(); ++i) {
+      for (size_t i = 0; i < elements().size(); ++i) {
         if (i) out += ", ";
-        elements_[i].append_to(out, with_layout);
+        elements()[i].append_to(out, with_layout);
       }
       out += ')';
       return;
     case Kind::kArray:
       break;
   }
-  out += dtype_name(dtype_);
+  out += dtype_name(dtype());
   out += '[';
-  for (size_t i = 0; i < dims_.size(); ++i) {
+  const auto& dims = data_->dims;
+  for (size_t i = 0; i < dims.size(); ++i) {
     if (i) out += ',';
     if (dynamic(static_cast<int64_t>(i))) {
-      if (dims_[i] < 0) {
+      if (dims[i] < 0) {
         out += '?';
         continue;
       }
       out += "<=";
     }
-    out += std::to_string(dims_[i]);
+    out += std::to_string(dims[i]);
   }
   out += ']';
-  if (with_layout && layout_) {
+  const auto& layout = data_->layout;
+  if (with_layout && layout) {
     out += '{';
-    for (size_t i = 0; i < layout_->minor_to_major.size(); ++i) {
+    for (size_t i = 0; i < layout->minor_to_major.size(); ++i) {
       if (i) out += ',';
-      out += std::to_string(layout_->minor_to_major[i]);
+      out += std::to_string(layout->minor_to_major[i]);
     }
-    if (!layout_->tail.empty()) {
+    if (!layout->tail.empty()) {
       out += ':';
-      out += layout_->tail;
+      out += layout->tail;
     }
     out += '}';
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,41 +26,45 @@ struct Layout {
 ///
 ///   Type t = Type::array(DType::kF32, {8, 128});
 ///   t.element_count() == 1024; t.to_string() == "f32[8,128]";
+///
+/// A Type is a value with cheap copies: the data is immutable and shared (the reader gives every
+/// occurrence of the same type text one instance); the setters copy it first when it is shared.
 class Type {
  public:
   enum class Kind : uint8_t { kArray, kTuple, kToken, kOpaque };
 
-  Type() = default;
+  /// `f32[]`
+  Type();
   static Type array(DType dtype, std::vector<int64_t> dims);
   static Type tuple(std::vector<Type> elements);
   static Type token();
   static Type opaque();
 
-  Kind kind() const { return kind_; }
-  bool is_array() const { return kind_ == Kind::kArray; }
-  bool is_tuple() const { return kind_ == Kind::kTuple; }
-  bool is_token() const { return kind_ == Kind::kToken; }
+  Kind kind() const { return data_->kind; }
+  bool is_array() const { return kind() == Kind::kArray; }
+  bool is_tuple() const { return kind() == Kind::kTuple; }
+  bool is_token() const { return kind() == Kind::kToken; }
 
   // Arrays.
-  DType dtype() const { return dtype_; }
-  const std::vector<int64_t>& dims() const { return dims_; }
-  int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
-  int64_t dim(int64_t i) const { return dims_[static_cast<size_t>(i)]; }
+  DType dtype() const { return data_->dtype; }
+  const std::vector<int64_t>& dims() const { return data_->dims; }
+  int64_t rank() const { return static_cast<int64_t>(data_->dims.size()); }
+  int64_t dim(int64_t i) const { return data_->dims[static_cast<size_t>(i)]; }
   /// Product of the dimensions (1 for a scalar).
   int64_t element_count() const;
   /// `dynamic(i)`: dimension i is dynamic (`<=N` bounded, or `?` unbounded, where dim(i) == -1).
   bool dynamic(int64_t i) const;
-  const std::vector<bool>& dynamic_dims() const { return dynamic_; }
-  const std::optional<Layout>& layout() const { return layout_; }
+  const std::vector<bool>& dynamic_dims() const { return data_->dynamic; }
+  const std::optional<Layout>& layout() const { return data_->layout; }
 
-  void set_dtype(DType d) { dtype_ = d; }
+  void set_dtype(DType d);
   void set_dims(std::vector<int64_t> dims);
   void set_dynamic(int64_t i, bool dynamic);
-  void set_layout(std::optional<Layout> layout) { layout_ = std::move(layout); }
+  void set_layout(std::optional<Layout> layout);
 
   // Tuples.
-  const std::vector<Type>& elements() const { return elements_; }
-  std::vector<Type>& mutable_elements() { return elements_; }
+  const std::vector<Type>& elements() const { return data_->elements; }
+  std::vector<Type>& mutable_elements();
 
   /// Same kind, element types and dimensions, ignoring layouts (XLA's ShapeUtil::Compatible).
   bool compatible(const Type& other) const;
@@ -70,15 +75,22 @@ class Type {
   std::string to_string(bool with_layout = true) const;
   void append_to(std::string& out, bool with_layout = true) const;
 
-  friend bool operator==(const Type&, const Type&) = default;
+  friend bool operator==(const Type& a, const Type& b);
 
  private:
-  Kind kind_ = Kind::kArray;
-  DType dtype_ = DType::kF32;
-  std::vector<int64_t> dims_;
-  std::vector<bool> dynamic_;  ///< empty when no dimension is dynamic
-  std::optional<Layout> layout_;
-  std::vector<Type> elements_;
+  struct Data {
+    Kind kind = Kind::kArray;
+    DType dtype = DType::kF32;
+    std::vector<int64_t> dims;
+    std::vector<bool> dynamic;  ///< empty when no dimension is dynamic
+    std::optional<Layout> layout;
+    std::vector<Type> elements;
+  };
+  explicit Type(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
+  /// The data, copied first if another Type shares it.
+  Data& mutate();
+
+  std::shared_ptr<const Data> data_;
 };
 
 }  // namespace scalify::ir

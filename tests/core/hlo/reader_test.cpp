@@ -288,6 +288,17 @@ TEST_CASE("async wrapped ops, comments, headerless modules and computation attri
   CHECK(m.computations[0].attrs.size() == 1);
 }
 
+TEST_CASE("fuzzer findings stay fixed", "[reader][fuzz]") {
+  // A computation attribute with a bare value printed before the body swallowed the '{'.
+  auto m = read_ok("H{p=s2[]parameter(0)},d=e");
+  CHECK(m.computations[0].attrs.size() == 1);
+  // A typed operand cut off right after its element type: no read past the end.
+  const Diagnostic d =
+      read_error("HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  %n = f32[] negate(f32");
+  CHECK(d.pos == SourcePos{4, 24});  // the end of the text
+  CHECK(d.message.find("end of file") != std::string::npos);
+}
+
 TEST_CASE("instruction positions are recorded", "[reader]") {
   auto m = read_ok(
       "HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n");
