@@ -113,14 +113,12 @@ std::string Cursor::string_literal() {
   skip_ws();
   if (peek() != '"') fail("expected a string, found " + describe_next());
   const char* start = p_++;
-  // Fast path: no escapes before the closing quote.
-  for (const char* q = p_; q < end_; ++q) {
-    if (*q == '\\') break;
-    if (*q == '"') {
-      std::string out(p_, q);
-      p_ = q + 1;
-      return out;
-    }
+  // Fast path: no escape before the closing quote (two vectorised scans).
+  const auto* quote = static_cast<const char*>(memchr(p_, '"', static_cast<size_t>(end_ - p_)));
+  if (quote && !memchr(p_, '\\', static_cast<size_t>(quote - p_))) {
+    std::string out(p_, quote);
+    p_ = quote + 1;
+    return out;
   }
   std::string out;
   while (true) {

@@ -3,6 +3,7 @@
 // read_module, which is the only entry point users see.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -89,9 +90,17 @@ class Cursor {
   const char* end_;
 };
 
+/// [A-Za-z0-9_.-]: the characters of names, opcodes and keys (a table: the reader's inner loop).
 inline bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
+  static constexpr auto kTable = [] {
+    std::array<bool, 256> t{};
+    for (int ch = 0; ch < 256; ++ch) {
+      t[static_cast<size_t>(ch)] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                                   (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
+    }
+    return t;
+  }();
+  return kTable[static_cast<unsigned char>(c)];
 }
 
 }  // namespace scalify::hlo
