@@ -132,6 +132,22 @@ Msg expect_scaled(const Op& op, const ir::Type& expected, std::optional<int64_t>
   return m;
 }
 
+/// The dimension an all-gather or reduce-scatter works along, and its group size when known.
+struct GatherGeometry {
+  int64_t dim;
+  std::optional<int64_t> group;
+};
+
+std::variant<GatherGeometry, std::string> gather_geometry(const Op& op) {
+  if (Msg m = expect_min_arity(op, 1)) return *m;
+  if (Msg m = expect_array_operands(op)) return *m;
+  auto d = collective_dim(op);
+  if (auto* msg = std::get_if<std::string>(&d)) return *msg;
+  auto g = group_size(op);
+  if (auto* msg = std::get_if<std::string>(&g)) return *msg;
+  return GatherGeometry{std::get<int64_t>(d), std::get<std::optional<int64_t>>(g)};
+}
+
 }  // namespace
 
 Msg check_all_reduce(const Op& op) {
@@ -141,14 +157,9 @@ Msg check_all_reduce(const Op& op) {
 }
 
 Msg check_all_gather(const Op& op) {
-  if (Msg m = expect_min_arity(op, 1)) return m;
-  if (Msg m = expect_array_operands(op)) return m;
-  auto d = collective_dim(op);
-  if (auto* msg = std::get_if<std::string>(&d)) return *msg;
-  const int64_t dim = std::get<int64_t>(d);
-  auto g = group_size(op);
-  if (auto* msg = std::get_if<std::string>(&g)) return *msg;
-  const std::optional<int64_t> group = std::get<std::optional<int64_t>>(g);
+  auto geometry = gather_geometry(op);
+  if (auto* msg = std::get_if<std::string>(&geometry)) return *msg;
+  const auto [dim, group] = std::get<GatherGeometry>(geometry);
 
   const bool start = op.instr.opcode == Opcode::kAllGatherStart;
   const bool many = op.arity() > 1;
@@ -179,14 +190,9 @@ Msg check_all_gather(const Op& op) {
 }
 
 Msg check_reduce_scatter(const Op& op) {
-  if (Msg m = expect_min_arity(op, 1)) return m;
-  if (Msg m = expect_array_operands(op)) return m;
-  auto d = collective_dim(op);
-  if (auto* msg = std::get_if<std::string>(&d)) return *msg;
-  const int64_t dim = std::get<int64_t>(d);
-  auto g = group_size(op);
-  if (auto* msg = std::get_if<std::string>(&g)) return *msg;
-  const std::optional<int64_t> group = std::get<std::optional<int64_t>>(g);
+  auto geometry = gather_geometry(op);
+  if (auto* msg = std::get_if<std::string>(&geometry)) return *msg;
+  const auto [dim, group] = std::get<GatherGeometry>(geometry);
 
   const ir::Type* out0 =
       op.arity() > 1 ? declared_part(op.result(), {0}) : declared_part(op.result(), {});
