@@ -215,7 +215,7 @@ ir::AttrValue read_attr_value(Cursor& c, std::string_view key) {
     case ir::AttrKind::kSourceTargetPairs:
       return read_source_target_pairs(c);
     case ir::AttrKind::kSharding:
-      return read_sharding(c);
+      return ir::Boxed<ir::Sharding>(read_sharding(c));
     case ir::AttrKind::kFrontendAttributes:
       return read_frontend_attributes(c);
     case ir::AttrKind::kComputations:

@@ -198,7 +198,7 @@ struct ValuePrinter {
     }
     out += '}';
   }
-  void operator()(const Sharding& v) { out += v.to_string(); }
+  void operator()(const Boxed<Sharding>& v) { out += v->to_string(); }
   void operator()(const FrontendAttributes& v) {
     out += '{';
     for (size_t i = 0; i < v.size(); ++i) {

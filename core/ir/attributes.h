@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -80,9 +81,23 @@ struct Raw {
 
 using DimList = std::vector<int64_t>;
 
+/// A large, rarely present value held by pointer, so that every attribute stays small; compares
+/// by value.
+template <class T>
+class Boxed {
+ public:
+  explicit Boxed(T value) : p_(std::make_shared<const T>(std::move(value))) {}
+  const T& operator*() const { return *p_; }
+  const T* operator->() const { return p_.get(); }
+  friend bool operator==(const Boxed& a, const Boxed& b) { return a.p_ == b.p_ || *a.p_ == *b.p_; }
+
+ private:
+  std::shared_ptr<const T> p_;
+};
+
 using AttrValue =
     std::variant<int64_t, bool, std::string, Word, DimList, std::vector<SliceRange>, Window,
-                 ConvDimLabels, PaddingConfig, ReplicaGroups, SourceTargetPairs, Sharding,
+                 ConvDimLabels, PaddingConfig, ReplicaGroups, SourceTargetPairs, Boxed<Sharding>,
                  FrontendAttributes, ComputationRefs, Raw>;
 
 /// One `key=value` attribute. `pos` is where the key starts (not part of equality).

@@ -1,5 +1,8 @@
 #include "ir/module.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace scalify::ir {
 
 const Attribute* Instruction::attr(std::string_view key) const {
@@ -42,17 +45,43 @@ std::vector<InstrId> Computation::parameters() const {
   return params;
 }
 
+size_t Computation::probe(std::string_view wanted) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = std::hash<std::string_view>{}(wanted)&mask;; i = (i + 1) & mask) {
+    const InstrId id = slots_[i];
+    if (id < 0 || instructions[static_cast<size_t>(id)].name == wanted) return i;
+  }
+}
+
+void Computation::rehash(size_t slot_count) {
+  slots_.assign(slot_count, -1);
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    slots_[probe(instructions[i].name)] = static_cast<InstrId>(i);
+  }
+}
+
+void Computation::reserve(size_t n) {
+  instructions.reserve(n);
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  if (slots > slots_.size()) rehash(slots);
+}
+
 std::optional<InstrId> Computation::find(std::string_view wanted) const {
-  auto it = by_name_.find(wanted);
-  if (it == by_name_.end()) return std::nullopt;
-  return it->second;
+  if (slots_.empty()) return std::nullopt;
+  const InstrId id = slots_[probe(wanted)];
+  if (id < 0) return std::nullopt;
+  return id;
 }
 
 std::optional<InstrId> Computation::add(Instruction instr) {
+  if (2 * (instructions.size() + 1) > slots_.size())
+    rehash(std::max<size_t>(16, 2 * slots_.size()));
+  const size_t slot = probe(instr.name);
+  if (slots_[slot] >= 0) return std::nullopt;
   const auto id = static_cast<InstrId>(instructions.size());
-  auto [it, inserted] = by_name_.emplace(instr.name, id);
-  if (!inserted) return std::nullopt;
   instructions.push_back(std::move(instr));
+  slots_[slot] = id;
   return id;
 }
 

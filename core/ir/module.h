@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/attributes.h"
@@ -15,12 +14,6 @@
 #include "support/diagnostic.h"
 
 namespace scalify::ir {
-
-/// Hashes std::string and std::string_view alike, so name look-ups need no allocation.
-struct NameHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
 
 /// Index of an instruction within its computation.
 using InstrId = int32_t;
@@ -55,7 +48,10 @@ struct Instruction {
   std::string opcode_text() const;
   /// `dimensions={…}` etc. as a list; empty when absent.
   const DimList& dims_attr(std::string_view key) const;
-  const Sharding* sharding() const { return get<Sharding>("sharding"); }
+  const Sharding* sharding() const {
+    const auto* boxed = get<Boxed<Sharding>>("sharding");
+    return boxed ? &**boxed : nullptr;
+  }
   const ReplicaGroups* replica_groups() const { return get<ReplicaGroups>("replica_groups"); }
   /// Equal by value, ignoring source positions.
   friend bool operator==(const Instruction& a, const Instruction& b);
@@ -66,7 +62,7 @@ class Computation {
  public:
   std::string name;
   bool is_entry = false;
-  std::vector<Instruction> instructions;  ///< in text order
+  std::vector<Instruction> instructions;  ///< in text order; add through add(), which indexes names
   InstrId root = -1;
   std::vector<Attribute> attrs;  ///< e.g. `execution_thread="main"` after the signature
   SourcePos pos;
@@ -78,10 +74,7 @@ class Computation {
   /// Adds an instruction, indexing its name; returns its id, or nullopt if the name is taken.
   std::optional<InstrId> add(Instruction instr);
   /// Makes room for `n` instructions.
-  void reserve(size_t n) {
-    instructions.reserve(n);
-    by_name_.reserve(n);
-  }
+  void reserve(size_t n);
   const Instruction& operator[](InstrId id) const { return instructions[static_cast<size_t>(id)]; }
   Instruction& operator[](InstrId id) { return instructions[static_cast<size_t>(id)]; }
   size_t size() const { return instructions.size(); }
@@ -92,7 +85,12 @@ class Computation {
   friend bool operator==(const Computation& a, const Computation& b);
 
  private:
-  std::unordered_map<std::string, InstrId, NameHash, std::equal_to<>> by_name_;
+  /// Open addressing from names to ids: the names stay in the instructions, so adding one
+  /// allocates nothing but (now and then) a bigger table. Size a power of two, at most half full.
+  std::vector<InstrId> slots_;
+  /// The slot holding `wanted`, or the empty slot where it would go.
+  size_t probe(std::string_view wanted) const;
+  void rehash(size_t slot_count);
 };
 
 /// An HLO module: header attributes and computations.
