@@ -102,24 +102,27 @@ ir::Sharding read_sharding(Cursor& c, int depth) {
     return s;
   }
   bool have_kind = false;
+  const char* options_at = nullptr;  // where a tiled-only option was written
   while (!c.eat('}')) {
     const char* at = c.ptr();
     std::string_view w = c.word();
+    auto set_kind = [&](ir::Sharding::Kind kind) {
+      if (have_kind) c.fail_at(at, "a sharding has one kind; '" + std::string(w) + "' is a second");
+      s.kind = kind;
+      have_kind = true;
+    };
     if (w == "replicated" || w == "manual" || w == "unknown" || w == "unreduced") {
-      s.kind = w == "replicated" ? ir::Sharding::Kind::kReplicated
+      set_kind(w == "replicated" ? ir::Sharding::Kind::kReplicated
                : w == "manual"   ? ir::Sharding::Kind::kManual
                : w == "unknown"  ? ir::Sharding::Kind::kUnknown
-                                 : ir::Sharding::Kind::kUnreduced;
-      have_kind = true;
+                                 : ir::Sharding::Kind::kUnreduced);
     } else if (w == "maximal") {
+      set_kind(ir::Sharding::Kind::kMaximal);
       if (!c.eat("device=")) c.fail("expected 'device=' after 'maximal'");
-      s.kind = ir::Sharding::Kind::kMaximal;
       s.device = c.integer("device");
-      have_kind = true;
     } else if (w == "devices") {
+      set_kind(ir::Sharding::Kind::kTiled);
       c.expect('=', "after 'devices'");
-      s.kind = ir::Sharding::Kind::kTiled;
-      have_kind = true;
       // `[dims]` then either `<=[…]T(…)` (iota) or an explicit comma-separated list.
       const char* list_start = c.ptr();
       c.expect('[', "to open the tile assignment shape");
@@ -140,7 +143,9 @@ ir::Sharding read_sharding(Cursor& c, int depth) {
       }
     } else if (w == "last_tile_dim_replicate") {
       s.last_tile_dim_replicate = true;
+      options_at = options_at ? options_at : at;
     } else if (w == "last_tile_dims") {
+      options_at = options_at ? options_at : at;
       c.expect('=', "after 'last_tile_dims'");
       c.expect('{', "to open last_tile_dims");
       do {
@@ -165,6 +170,9 @@ ir::Sharding read_sharding(Cursor& c, int depth) {
     }
   }
   if (!have_kind) c.fail_at(start, "sharding names no kind (replicated, maximal, devices=…)");
+  if (options_at && s.kind != ir::Sharding::Kind::kTiled) {
+    c.fail_at(options_at, "last_tile_dim_replicate and last_tile_dims need devices=[…]");
+  }
   return s;
 }
 

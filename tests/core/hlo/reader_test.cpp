@@ -292,6 +292,13 @@ TEST_CASE("fuzzer findings stay fixed", "[reader][fuzz]") {
   // A computation attribute with a bare value printed before the body swallowed the '{'.
   auto m = read_ok("H{p=s2[]parameter(0)},d=e");
   CHECK(m.computations[0].attrs.size() == 1);
+  // A sharding with two kinds printed as one of them.
+  const Diagnostic two =
+      read_error(module_with("  %p = f32[4] parameter(0), sharding={devices=[2]<=[2]unknown}"));
+  CHECK(two.message.find("'unknown' is a second") != std::string::npos);
+  const Diagnostic stray = read_error(
+      module_with("  %p = f32[4] parameter(0), sharding={replicated last_tile_dim_replicate}"));
+  CHECK(stray.message.find("need devices=") != std::string::npos);
   // A typed operand cut off right after its element type: no read past the end.
   const Diagnostic d =
       read_error("HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  %n = f32[] negate(f32");
