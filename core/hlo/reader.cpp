@@ -211,12 +211,12 @@ class ModuleReader {
       do {
         c_.expect_name("a parameter name");
         c_.expect(':', "after the parameter name");
-        read_type(c_);
+        read_type(c_, 0, &types_);
       } while (c_.eat(','));
       c_.expect(')', "to close the parameter list");
     }
     if (!c_.eat("->")) c_.fail("expected '->' and the result type, found " + c_.describe_next());
-    read_type(c_);
+    read_type(c_, 0, &types_);
   }
 
   // `at`: where the instruction's line starts (at ROOT, if written).

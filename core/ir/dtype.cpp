@@ -1,7 +1,8 @@
 #include "ir/dtype.h"
 
 #include <array>
-#include <unordered_map>
+
+#include "support/name_table.h"
 
 namespace scalify::ir {
 namespace {
@@ -17,15 +18,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(DType::kOpaque) + 1> 
 std::string_view dtype_name(DType t) { return kNames[static_cast<size_t>(t)]; }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  // A hash look-up: the reader asks this for every type it reads.
-  static const std::unordered_map<std::string_view, DType> by_name = [] {
-    std::unordered_map<std::string_view, DType> m;
-    for (size_t i = 0; i < kNames.size(); ++i) m.emplace(kNames[i], static_cast<DType>(i));
-    return m;
-  }();
-  auto it = by_name.find(name);
-  if (it == by_name.end()) return std::nullopt;
-  return it->second;
+  static const NameTable<DType> table(kNames);  // a hash: the reader asks for every type
+  return table.find(name);
 }
 
 bool is_float(DType t) { return t >= DType::kF4E2M1FN && t <= DType::kF64; }

@@ -1,8 +1,8 @@
 #include "ir/opcode.h"
 
-#include <algorithm>
 #include <array>
-#include <utility>
+
+#include "support/name_table.h"
 
 namespace scalify::ir {
 namespace {
@@ -21,17 +21,6 @@ constexpr std::array<OpcodeFamily, kCount> kFamilies = {
 #undef SCALIFY_OPCODE_FAMILY
 };
 
-// Names sorted once, for a binary search on the reader's hot path.
-const std::array<std::pair<std::string_view, Opcode>, kCount>& sorted_names() {
-  static const auto table = [] {
-    std::array<std::pair<std::string_view, Opcode>, kCount> t{};
-    for (size_t i = 0; i < kCount; ++i) t[i] = {kNames[i], static_cast<Opcode>(i)};
-    std::sort(t.begin(), t.end());
-    return t;
-  }();
-  return table;
-}
-
 }  // namespace
 
 std::string_view opcode_name(Opcode op) { return kNames[static_cast<size_t>(op)]; }
@@ -39,11 +28,8 @@ std::string_view opcode_name(Opcode op) { return kNames[static_cast<size_t>(op)]
 OpcodeFamily opcode_family(Opcode op) { return kFamilies[static_cast<size_t>(op)]; }
 
 std::optional<Opcode> parse_opcode(std::string_view name) {
-  const auto& table = sorted_names();
-  auto it = std::lower_bound(table.begin(), table.end(), name,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-  if (it == table.end() || it->first != name) return std::nullopt;
-  return it->second;
+  static const NameTable<Opcode> table(kNames);  // a hash: the reader asks for every instruction
+  return table.find(name);
 }
 
 }  // namespace scalify::ir
