@@ -1,0 +1,42 @@
+#include "egraph/union_find.h"
+
+#include <utility>
+
+namespace scalify::egraph {
+
+ClassId UnionFind::make_set() {
+  const auto id = static_cast<ClassId>(parent_.size());
+  parent_.push_back(id);
+  size_.push_back(1);
+  return id;
+}
+
+ClassId UnionFind::find(ClassId x) {
+  while (parent_[x] != x) {
+    parent_[x] = parent_[parent_[x]];  // path halving: every other node skips its parent
+    x = parent_[x];
+  }
+  return x;
+}
+
+ClassId UnionFind::find_const(ClassId x) const {
+  while (parent_[x] != x) x = parent_[x];
+  return x;
+}
+
+ClassId UnionFind::unite(ClassId a, ClassId b) {
+  a = find(a);
+  b = find(b);
+  if (a == b) return a;
+  if (size_[a] < size_[b] || (size_[a] == size_[b] && b < a)) std::swap(a, b);
+  parent_[b] = a;
+  size_[a] += size_[b];
+  return a;
+}
+
+void UnionFind::reserve(size_t n) {
+  parent_.reserve(n);
+  size_.reserve(n);
+}
+
+}  // namespace scalify::egraph

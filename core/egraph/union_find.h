@@ -1,0 +1,44 @@
+// UnionFind: the equivalence relation of the e-graph, over dense 32-bit class ids.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace scalify::egraph {
+
+/// An e-class id: an index into the union-find, dense from 0.
+using ClassId = uint32_t;
+
+/// Disjoint sets with union by size and path halving: find and unite are amortised
+/// near-constant. The root of a set is its canonical id.
+///
+///   UnionFind uf;
+///   ClassId a = uf.make_set(), b = uf.make_set(), c = uf.make_set();
+///   uf.unite(a, b);
+///   uf.same(a, b) && !uf.same(a, c);   // true
+///   uf.find(b) == uf.find(a);          // the canonical id of {a, b}
+class UnionFind {
+ public:
+  /// A new singleton set; its id is the number of sets made before it.
+  ClassId make_set();
+  /// The canonical id of x's set; halves the path it walks (hence not const).
+  ClassId find(ClassId x);
+  /// The canonical id without touching the structure (for const readers; no compression).
+  ClassId find_const(ClassId x) const;
+  /// Merges the sets of a and b; returns the canonical id of the result (the root of the larger
+  /// set, the smaller id on a tie, so that results do not depend on argument order).
+  ClassId unite(ClassId a, ClassId b);
+  bool same(ClassId a, ClassId b) { return find(a) == find(b); }
+  /// Number of ids made (not of sets).
+  size_t size() const { return parent_.size(); }
+  /// Number of elements in x's set.
+  uint32_t set_size(ClassId x) { return size_[find(x)]; }
+  void reserve(size_t n);
+
+ private:
+  std::vector<ClassId> parent_;
+  std::vector<uint32_t> size_;  ///< meaningful at roots only
+};
+
+}  // namespace scalify::egraph
