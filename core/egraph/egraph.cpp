@@ -35,6 +35,15 @@ ClassId EGraph::add(ENode node, TypeId type) {
   return id;
 }
 
+std::vector<ClassId> EGraph::class_ids() {
+  std::vector<ClassId> ids;
+  ids.reserve(live_classes_);
+  for (ClassId c = 0; c < uf_.size(); ++c) {
+    if (uf_.find(c) == c) ids.push_back(c);
+  }
+  return ids;
+}
+
 std::optional<ClassId> EGraph::lookup(ENode node) {
   canonicalize(node);
   auto it = memo_.find(node);

@@ -59,6 +59,9 @@ class EGraph {
   /// The nodes of class c (canonical after rebuild()).
   const std::vector<ENode>& nodes(ClassId c) { return classes_[uf_.find(c)].nodes; }
 
+  /// The canonical ids of all classes, ascending.
+  std::vector<ClassId> class_ids();
+
   /// Number of live classes and of distinct nodes (exact after rebuild()).
   size_t class_count() const { return live_classes_; }
   size_t node_count() const { return memo_.size(); }

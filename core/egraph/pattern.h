@@ -1,0 +1,63 @@
+// Patterns over the e-graph: search (e-matching) and instantiation.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "egraph/egraph.h"
+
+namespace scalify::egraph {
+
+/// A term with variables, e.g. `transpose(transpose(?x))`, stored flat: children before their
+/// parent, the root last.
+///
+///   Pattern p;
+///   auto x = p.var(0);
+///   p.op(kTranspose, {p.op(kTranspose, {x})});   // the last node added is the root
+class Pattern {
+ public:
+  struct Node {
+    bool is_var = false;
+    uint32_t var = 0;                 ///< is_var: the variable's index
+    Symbol op = 0;                    ///< otherwise: the operator
+    std::optional<uint32_t> payload;  ///< the payload it must have; nullopt: any
+    std::vector<uint32_t> children;   ///< indices into nodes()
+  };
+
+  /// Adds variable ?i and returns its node index.
+  uint32_t var(uint32_t i);
+  /// Adds `op(children…)` and returns its node index.
+  uint32_t op(Symbol op, std::vector<uint32_t> children, std::optional<uint32_t> payload = 0);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
+  uint32_t var_count() const { return var_count_; }
+
+ private:
+  std::vector<Node> nodes_;
+  uint32_t var_count_ = 0;
+};
+
+/// A binding of every variable of a pattern to an e-class (kUnbound until bound).
+using Subst = std::vector<ClassId>;
+inline constexpr ClassId kUnbound = std::numeric_limits<ClassId>::max();
+
+/// One match: the class the pattern's root matched, and the variables' classes.
+struct Match {
+  ClassId root;
+  Subst subst;
+};
+
+/// Every way `pattern` matches the class `c` (the e-graph should be clean: see rebuild()).
+std::vector<Subst> match_class(EGraph& g, const Pattern& pattern, ClassId c);
+/// Every match of `pattern` in the e-graph, class by class.
+std::vector<Match> search(EGraph& g, const Pattern& pattern);
+
+/// Adds the pattern's term under `subst` and returns its class. `type_of` gives the type of each
+/// new node from the node itself (its children are canonical classes).
+ClassId instantiate(EGraph& g, const Pattern& pattern, const Subst& subst,
+                    const std::function<TypeId(const ENode&)>& type_of);
+
+}  // namespace scalify::egraph
