@@ -292,9 +292,9 @@ class ModuleReader {
     c_.fail_at(op_at, "unknown opcode '" + std::string(op) + "'");
   }
 
-  // `f32[4]{0} %x`, `%x` or `x`. A declared array type of an operand already defined (the
-  // common case in torch-xla dumps) is checked at once, without allocating it; others wait
-  // until every name and inferred type is known.
+  // `f32[4]{0} %x`, `%x` or `x`. The declared type of an operand already defined (the common
+  // case in torch-xla dumps) is checked at once; others wait until every name and inferred type
+  // is known.
   PendingOperand read_operand(const ir::Computation& comp, const PendingComputation& pending) {
     c_.skip_ws();
     PendingOperand operand{{}, c_.offset(), std::nullopt};
@@ -392,15 +392,13 @@ class ModuleReader {
           if (!refs) continue;
           for (const std::string& callee : refs->names) {
             const auto found = computation_ids_.find(callee);
-            const std::optional<ir::CompId> id =
-                found == computation_ids_.end() ? std::nullopt : std::optional(found->second);
-            if (!id)
+            if (found == computation_ids_.end())
               throw ReadError{pending_[ci].attr_offset(i, a),
                               "unknown computation '" + callee + "'"};
-            if (*id == module_.entry_id)
+            if (found->second == module_.entry_id)
               throw ReadError{pending_[ci].attr_offset(i, a),
                               "the ENTRY computation cannot be called"};
-            instr.called.push_back(*id);
+            instr.called.push_back(found->second);
           }
         }
       }

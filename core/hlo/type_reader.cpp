@@ -1,4 +1,6 @@
+#include <array>
 #include <bitset>
+#include <vector>
 
 #include "hlo/value_reader.h"
 
@@ -6,6 +8,33 @@ namespace scalify::hlo {
 namespace {
 
 constexpr int kMaxTypeDepth = 64;
+
+/// Up to kCapacity integers on the stack: dimension and layout lists are read into these and
+/// allocated once, exactly, when they become a Type (types are the bulk of HLO text).
+struct IntRun {
+  static constexpr size_t kCapacity = 128;  ///< also the largest rank the reader accepts
+  std::array<int64_t, kCapacity> values;
+  size_t size = 0;
+  void push(Cursor& c, int64_t v) {
+    if (size == kCapacity) c.fail("too many dimensions");
+    values[size++] = v;
+  }
+  std::vector<int64_t> to_vector() const {
+    return std::vector<int64_t>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(size));
+  }
+};
+
+/// A non-tuple type as read, before anything is allocated for it.
+struct LeafType {
+  ir::DType dtype = ir::DType::kF32;
+  IntRun dims;
+  std::bitset<IntRun::kCapacity> dynamic;
+  bool has_layout = false;
+  IntRun minor_to_major;
+  std::string_view layout_tail;
+
+  ir::Type to_type() const;
+};
 
 std::string join(const IntRun& run) {
   std::string s;
@@ -93,13 +122,7 @@ ir::Type read_tuple_type(Cursor& c, int depth, TypeCache* cache) {
   return ir::Type::tuple(std::move(elements));
 }
 
-}  // namespace
-
-void IntRun::push(Cursor& c, int64_t v) {
-  if (size == kCapacity) c.fail("too many dimensions");
-  values[size++] = v;
-}
-
+/// `f32[8,128]{1,0}`, `token[]`: an array, token or opaque type, layout checked.
 LeafType read_leaf_type(Cursor& c) {
   c.skip_ws();
   const char* start = c.ptr();
@@ -146,6 +169,8 @@ ir::Type LeafType::to_type() const {
   if (has_layout) type.set_layout(ir::Layout{minor_to_major.to_vector(), std::string(layout_tail)});
   return type;
 }
+
+}  // namespace
 
 ir::Type read_type(Cursor& c, int depth, TypeCache* cache) {
   if (depth > kMaxTypeDepth) c.fail("type nested too deeply");

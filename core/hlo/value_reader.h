@@ -2,8 +2,6 @@
 // shardings and device lists. Internal to core/hlo; errors are thrown as ReadError.
 #pragma once
 
-#include <array>
-#include <bitset>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -14,33 +12,6 @@
 #include "ir/type.h"
 
 namespace scalify::hlo {
-
-/// Up to kCapacity integers on the stack: dimension and layout lists are read into these and
-/// allocated once, exactly, when they become a Type (types are the bulk of HLO text).
-struct IntRun {
-  static constexpr size_t kCapacity = 128;  ///< also the largest rank the reader accepts
-  std::array<int64_t, kCapacity> values;
-  size_t size = 0;
-  void push(Cursor& c, int64_t v);
-  std::vector<int64_t> to_vector() const {
-    return std::vector<int64_t>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(size));
-  }
-};
-
-/// A non-tuple type as read, before anything is allocated for it.
-struct LeafType {
-  ir::DType dtype = ir::DType::kF32;
-  IntRun dims;
-  std::bitset<IntRun::kCapacity> dynamic;
-  bool has_layout = false;
-  IntRun minor_to_major;
-  std::string_view layout_tail;
-
-  ir::Type to_type() const;
-};
-
-/// `f32[8,128]{1,0}`, `token[]`: an array, token or opaque type, layout checked.
-LeafType read_leaf_type(Cursor& c);
 
 /// Types already read in one text, by their exact spelling: a module repeats the same few types
 /// (every operand of a torch-xla dump, every loop-carried tuple of a JAX dump), and a hit costs a
