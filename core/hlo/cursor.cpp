@@ -25,24 +25,6 @@ void Cursor::skip_ws_slow() {
   }
 }
 
-bool Cursor::skip_ws_in_line() {
-  while (p_ < end_) {
-    const char c = *p_;
-    if (c == '\n') return true;
-    if (c == ' ' || c == '\t' || c == '\r') {
-      ++p_;
-    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
-      const char* close =
-          static_cast<const char*>(memmem(p_ + 2, static_cast<size_t>(end_ - p_ - 2), "*/", 2));
-      if (!close) fail("unterminated comment");
-      p_ = close + 2;
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool Cursor::eat(std::string_view s) {
   skip_ws();
   if (static_cast<size_t>(end_ - p_) < s.size() || std::memcmp(p_, s.data(), s.size()) != 0) {

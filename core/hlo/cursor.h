@@ -38,8 +38,6 @@ class Cursor {
     if (p_ < end_ && *p_ != ' ' && *p_ != '\n' && *p_ != '\t' && *p_ != '\r' && *p_ != '/') return;
     skip_ws_slow();
   }
-  /// Like skip_ws, but stops at (and reports) a newline: for values that end a line.
-  bool skip_ws_in_line();
 
   /// Skips white space, then consumes `c` if it is next.
   bool eat(char c) {
