@@ -12,15 +12,13 @@ bool node_less(const ENode& a, const ENode& b) {
 
 }  // namespace
 
-void EGraph::canonicalize(ENode& node) {
-  for (ClassId& c : node.children) c = uf_.find(c);
-}
-
-ClassId EGraph::add(ENode node, TypeId type) {
+ClassId EGraph::add_node(ENode node, TypeId type) {
   canonicalize(node);
-  if (auto it = memo_.find(node); it != memo_.end()) return uf_.find(it->second);
+  if (auto it = memo_.find(node); it != memo_.end()) return it->second;
   const ClassId id = uf_.make_set();
-  classes_.push_back(EClass{type, {node}, {}});
+  const uint32_t constant = make_constant(node);
+  classes_.push_back(EClass{type, constant, {node}, {}});
+  node_of_id_.push_back(node);
   ++live_classes_;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const ClassId child = node.children[i];
@@ -29,103 +27,168 @@ ClassId EGraph::add(ENode node, TypeId type) {
                   child) != node.children.begin() + static_cast<std::ptrdiff_t>(i)) {
       continue;
     }
-    classes_[child].parents.emplace_back(node, id);
+    classes_[child].parents.push_back(id);
   }
   memo_.emplace(std::move(node), id);
+  if (constant != kNoConstant) settle_constant(id);
   return id;
 }
 
-std::vector<ClassId> EGraph::class_ids() {
+std::optional<ClassId> EGraph::lookup_node(ENode node) {
+  canonicalize(node);
+  auto it = memo_.find(node);
+  if (it == memo_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ClassId> EGraph::lookup(ENode node) {
+  auto id = lookup_node(std::move(node));
+  if (!id) return std::nullopt;
+  return find(*id);
+}
+
+std::vector<ClassId> EGraph::class_ids() const {
   std::vector<ClassId> ids;
   ids.reserve(live_classes_);
   for (ClassId c = 0; c < uf_.size(); ++c) {
-    if (uf_.find(c) == c) ids.push_back(c);
+    if (find(c) == c) ids.push_back(c);
   }
   return ids;
 }
 
-std::optional<ClassId> EGraph::lookup(ENode node) {
-  canonicalize(node);
-  auto it = memo_.find(node);
-  if (it == memo_.end()) return std::nullopt;
-  return uf_.find(it->second);
+size_t EGraph::visible_node_count() const {
+  size_t n = 0;
+  for (ClassId c = 0; c < uf_.size(); ++c) {
+    if (find(c) == c) n += classes_[c].nodes.size();
+  }
+  return n;
 }
 
-std::optional<TypeConflict> EGraph::merge(ClassId a, ClassId b) {
-  a = uf_.find(a);
-  b = uf_.find(b);
-  if (a == b) return std::nullopt;
-  if (classes_[a].type != classes_[b].type) {
-    return TypeConflict{a, b, classes_[a].type, classes_[b].type};
+uint32_t EGraph::make_constant(const ENode& node) {
+  if (!folding_) return kNoConstant;
+  if (node.children.empty()) return node.op == folding_->constant_op ? node.payload : kNoConstant;
+  if (!folding_->fold) return kNoConstant;
+  uint32_t inline_constants[4];
+  std::vector<uint32_t> many;
+  std::span<uint32_t> constants;
+  if (node.children.size() <= 4) {
+    constants = std::span<uint32_t>(inline_constants, node.children.size());
+  } else {
+    many.resize(node.children.size());
+    constants = many;
   }
-  const ClassId root = uf_.unite(a, b);
-  const ClassId gone = root == a ? b : a;
+  for (size_t i = 0; i < node.children.size(); ++i) constants[i] = constant_of(node.children[i]);
+  return folding_->fold(node, constants);
+}
+
+void EGraph::settle_constant(ClassId c) {
+  const ClassId root = find(c);
+  const uint32_t constant = classes_[root].constant;
+  if (!folding_ || constant == kNoConstant) return;
+  const ClassId leaf = add_node(ENode{folding_->constant_op, constant, {}}, classes_[root].type);
+  if (find(leaf) != find(root)) {
+    if (auto conflict = merge(root, leaf, Reason{Reason::Kind::kConstant, 0, 0})) {
+      analysis_conflicts_.push_back(*conflict);
+    }
+    return;  // the merge settled the merged class
+  }
+  if (folding_->prune) {
+    std::vector<ENode>& nodes = classes_[find(root)].nodes;
+    std::erase_if(nodes, [](const ENode& n) { return !n.children.empty(); });
+  }
+}
+
+std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
+  const ClassId ra = find(a), rb = find(b);
+  if (ra == rb) return std::nullopt;
+  EClass& ca = classes_[ra];
+  EClass& cb = classes_[rb];
+  if (ca.type != cb.type) return Conflict{ra, rb, ca.type, cb.type};
+  if (ca.constant != kNoConstant && cb.constant != kNoConstant && ca.constant != cb.constant) {
+    return Conflict{ra, rb, ca.type, cb.type, ca.constant, cb.constant};
+  }
+  unions_.push_back(UnionRecord{a, b, reason});
+  // The side that did not know the constant has parents whose own constants may now fold.
+  if (ca.constant == kNoConstant && cb.constant != kNoConstant) {
+    analysis_pending_.insert(analysis_pending_.end(), ca.parents.begin(), ca.parents.end());
+  } else if (cb.constant == kNoConstant && ca.constant != kNoConstant) {
+    analysis_pending_.insert(analysis_pending_.end(), cb.parents.begin(), cb.parents.end());
+  }
+  const uint32_t constant = ca.constant != kNoConstant ? ca.constant : cb.constant;
+  const ClassId root = uf_.unite(ra, rb);
+  const ClassId gone = root == ra ? rb : ra;
   EClass& into = classes_[root];
   EClass& from = classes_[gone];
+  // The children of the merged-away class's parents are no longer canonical.
+  pending_.insert(pending_.end(), from.parents.begin(), from.parents.end());
   into.nodes.insert(into.nodes.end(), std::make_move_iterator(from.nodes.begin()),
                     std::make_move_iterator(from.nodes.end()));
-  into.parents.insert(into.parents.end(), std::make_move_iterator(from.parents.begin()),
-                      std::make_move_iterator(from.parents.end()));
+  into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
+  into.constant = constant;
   from = EClass{};
   --live_classes_;
-  pending_.push_back(root);
+  dirty_.push_back(root);
+  if (constant != kNoConstant) settle_constant(root);
   return std::nullopt;
-}
-
-void EGraph::repair(ClassId c, Rebuilt& out, std::vector<ClassId>& touched) {
-  std::vector<std::pair<ENode, ClassId>> parents = std::move(classes_[c].parents);
-  classes_[c].parents.clear();
-  // The parents' hash-cons keys name a child that is no longer canonical: drop them, then put
-  // the canonical nodes back, merging classes whose nodes turn out to be the same (congruence).
-  for (auto& [node, owner] : parents) memo_.erase(node);
-  for (auto& [node, owner] : parents) {
-    canonicalize(node);
-    owner = uf_.find(owner);
-    auto [it, inserted] = memo_.try_emplace(node, owner);
-    if (!inserted && uf_.find(it->second) != owner) {
-      if (auto conflict = merge(it->second, owner)) {
-        out.conflicts.push_back(*conflict);
-      } else {
-        ++out.congruence_merges;
-      }
-    }
-    touched.push_back(owner);
-  }
-  std::sort(parents.begin(), parents.end(),
-            [](const auto& x, const auto& y) { return node_less(x.first, y.first); });
-  parents.erase(std::unique(parents.begin(), parents.end(),
-                            [](const auto& x, const auto& y) { return x.first == y.first; }),
-                parents.end());
-  for (auto& p : parents) p.second = uf_.find(p.second);
-  EClass& now = classes_[uf_.find(c)];
-  now.parents.insert(now.parents.end(), std::make_move_iterator(parents.begin()),
-                     std::make_move_iterator(parents.end()));
 }
 
 EGraph::Rebuilt EGraph::rebuild() {
   Rebuilt out;
-  std::vector<ClassId> touched;
-  while (!pending_.empty()) {
-    std::vector<ClassId> todo;
-    todo.swap(pending_);
-    for (ClassId& c : todo) c = uf_.find(c);
-    std::sort(todo.begin(), todo.end());
-    todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
-    for (ClassId c : todo) {
-      touched.push_back(c);
-      repair(c, out, touched);
+  const bool merged = !pending_.empty();
+  while (!pending_.empty() || !analysis_pending_.empty()) {
+    while (!pending_.empty()) {
+      const ClassId id = pending_.back();
+      pending_.pop_back();
+      ENode node = node_of_id_[id];
+      canonicalize(node);
+      dirty_.push_back(id);
+      auto [it, inserted] = memo_.try_emplace(std::move(node), id);
+      if (!inserted && find(it->second) != find(id)) {
+        if (auto conflict = merge(it->second, id, Reason{Reason::Kind::kCongruence, 0, 0})) {
+          out.conflicts.push_back(*conflict);
+        } else {
+          ++out.congruence_merges;
+        }
+      }
+    }
+    while (!analysis_pending_.empty()) {
+      const ClassId id = analysis_pending_.back();
+      analysis_pending_.pop_back();
+      ENode node = node_of_id_[id];
+      canonicalize(node);
+      const uint32_t constant = make_constant(node);
+      EClass& owner = classes_[find(id)];
+      if (constant == kNoConstant || owner.constant == constant) continue;
+      if (owner.constant != kNoConstant) {
+        analysis_conflicts_.push_back(
+            Conflict{find(id), find(id), owner.type, owner.type, owner.constant, constant});
+        continue;
+      }
+      owner.constant = constant;
+      analysis_pending_.insert(analysis_pending_.end(), owner.parents.begin(),
+                               owner.parents.end());
+      settle_constant(id);
     }
   }
-  // Node lists of the classes involved: canonical children, each node once.
-  for (ClassId& c : touched) c = uf_.find(c);
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (ClassId c : touched) {
+  // Hash-cons keys whose children are no longer canonical: drop them. Node lists of the classes
+  // involved: canonical children, sorted, each node once.
+  if (merged) {
+    std::erase_if(memo_, [this](const auto& entry) {
+      for (ClassId c : entry.first.children)
+        if (find(c) != c) return true;
+      return false;
+    });
+  }
+  for (ClassId& c : dirty_) c = find(c);
+  std::sort(dirty_.begin(), dirty_.end());
+  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+  for (ClassId c : dirty_) {
     std::vector<ENode>& nodes = classes_[c].nodes;
     for (ENode& n : nodes) canonicalize(n);
     std::sort(nodes.begin(), nodes.end(), node_less);
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   }
+  dirty_.clear();
   return out;
 }
 

@@ -1,10 +1,14 @@
-// EGraph: hash-consed e-nodes in e-classes under a union-find, with deferred rebuilding and a
-// tensor-type analysis that refuses to merge values of different types.
+// EGraph: hash-consed e-nodes in e-classes under a union-find, with deferred rebuilding, a
+// tensor-type analysis that refuses to merge values of different types, an optional
+// constant-folding analysis, and a log of every union with its reason (for proofs).
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "egraph/enode.h"
@@ -16,15 +20,52 @@ namespace scalify::egraph {
 /// have equal types, so merging classes of different types would be unsound.
 using TypeId = uint32_t;
 
-/// A merge the e-graph refused: the two classes' types differ.
-struct TypeConflict {
+/// "No constant": the value of EGraph::constant_of for a class not known to be a constant.
+inline constexpr uint32_t kNoConstant = 0xffffffffu;
+
+/// A merge the e-graph refused: the two classes' types differ, or they are known to be two
+/// different constants.
+struct Conflict {
   ClassId a, b;
   TypeId type_a, type_b;
+  uint32_t constant_a = kNoConstant, constant_b = kNoConstant;  ///< set for a constant clash
+};
+using TypeConflict = Conflict;
+
+/// Why two e-nodes were declared equal. `rule` and `detail` are the caller's (a rule index and
+/// the index of its match, an axiom's number…); the e-graph itself only ever records
+/// kCongruence (same operator, equal children) and kConstant (folding gave this constant).
+struct Reason {
+  enum class Kind : uint8_t { kAxiom, kRule, kCongruence, kConstant };
+  Kind kind = Kind::kAxiom;
+  uint32_t rule = 0;
+  uint32_t detail = 0;
+};
+
+/// One union, between the two node ids it was asked for (not their classes): the edges of the
+/// proof forest that explanations walk.
+struct UnionRecord {
+  ClassId a, b;
+  Reason reason;
+};
+
+/// Constant folding as an e-class analysis (egg's `ConstantFold`): a class whose value some
+/// node computes from constants gets that constant, a `constant_op` leaf is added to it, and,
+/// with `prune`, its other non-leaf nodes are dropped from matching (they stay in the
+/// hash-cons, so congruence still holds for them).
+struct ConstantFolding {
+  Symbol constant_op = 0;  ///< the nullary operator whose payload is the constant
+  /// The constant `node` computes given its children's constants (kNoConstant when a child is
+  /// not constant), or kNoConstant.
+  std::function<uint32_t(const ENode& node, std::span<const uint32_t> child_constants)> fold;
+  bool prune = true;
 };
 
 /// An egg-style e-graph. Adding a node that exists returns its class (hash-consing); merge
 /// records an equality and queues the repair of its parents; rebuild() restores congruence
 /// (`a == b` implies `f(a) == f(b)`) and canonical nodes once, for a whole batch of merges.
+/// Every node gets its own id in the union-find (the class of its first node is the class's
+/// first id), so that unions can be explained node by node.
 ///
 ///   EGraph g;
 ///   ClassId a = g.add({sym_a, 0, {}}, f32);
@@ -35,53 +76,82 @@ struct TypeConflict {
 ///   g.find(fa) == g.find(fb);   // by congruence
 class EGraph {
  public:
-  /// The class of `node` (children need not be canonical), adding it if new with type `type`.
-  /// A node already present keeps its class, whose type type_of() tells.
-  ClassId add(ENode node, TypeId type);
-  /// The class of `node` if the e-graph holds it.
+  /// The canonical class of `node` (children need not be canonical), adding it with type
+  /// `type` if new. A node already present keeps its class, whose type type_of() tells.
+  ClassId add(ENode node, TypeId type) { return find(add_node(std::move(node), type)); }
+  /// Like add(), but returns the node's own id (stable, for explanations).
+  ClassId add_node(ENode node, TypeId type);
+  /// The canonical class of `node` if the e-graph holds it.
   std::optional<ClassId> lookup(ENode node);
+  /// The node's own id if the e-graph holds it.
+  std::optional<ClassId> lookup_node(ENode node);
 
-  /// Records a == b. Returns the conflict instead (and merges nothing) if their types differ.
-  /// Until rebuild(), congruence may be incomplete.
-  std::optional<TypeConflict> merge(ClassId a, ClassId b);
+  /// Records a == b for `reason`. Returns the conflict instead (and merges nothing) if their
+  /// types or constants differ. Returns nothing either when they were already equal. Until
+  /// rebuild(), congruence may be incomplete.
+  std::optional<Conflict> merge(ClassId a, ClassId b, Reason reason = {});
   /// What rebuild() did: merges that congruence implied, and those it had to refuse because
   /// congruent nodes were given different types (a caller's error, reported, never merged).
   struct Rebuilt {
     size_t congruence_merges = 0;
-    std::vector<TypeConflict> conflicts;
+    std::vector<Conflict> conflicts;
   };
-  /// Restores the invariants after merges: congruence closure, canonical nodes, one entry per
-  /// node in the hash-cons.
+  /// Restores the invariants after merges: congruence closure, analysis, canonical and sorted
+  /// node lists, one hash-cons entry per node.
   Rebuilt rebuild();
 
   ClassId find(ClassId c) { return uf_.find(c); }
-  TypeId type_of(ClassId c) { return classes_[uf_.find(c)].type; }
-  /// The nodes of class c (canonical after rebuild()).
-  const std::vector<ENode>& nodes(ClassId c) { return classes_[uf_.find(c)].nodes; }
+  ClassId find(ClassId c) const { return uf_.find_const(c); }
+  TypeId type_of(ClassId c) const { return classes_[find(c)].type; }
+  /// The constant class c is known to hold (kNoConstant if none; see ConstantFolding).
+  uint32_t constant_of(ClassId c) const { return classes_[find(c)].constant; }
+  /// The nodes of class c: canonical and sorted by (op, payload, children) after rebuild().
+  const std::vector<ENode>& nodes(ClassId c) const { return classes_[find(c)].nodes; }
+  /// The node a node id was added as (its children as they were then).
+  const ENode& node_of_id(ClassId id) const { return node_of_id_[id]; }
 
   /// The canonical ids of all classes, ascending.
-  std::vector<ClassId> class_ids();
+  std::vector<ClassId> class_ids() const;
 
-  /// Number of live classes and of distinct nodes (exact after rebuild()).
+  void set_constant_folding(ConstantFolding folding) { folding_ = std::move(folding); }
+
+  /// Number of live classes; of distinct nodes (the hash-cons); of nodes visible to matching
+  /// (what pruning leaves); all exact after rebuild().
   size_t class_count() const { return live_classes_; }
   size_t node_count() const { return memo_.size(); }
-  bool clean() const { return pending_.empty(); }
+  size_t visible_node_count() const;
+  /// Number of ids ever made (nodes added).
+  size_t id_count() const { return uf_.size(); }
+  bool clean() const { return pending_.empty() && analysis_pending_.empty(); }
+  /// Every union performed, in order, with its reason.
+  const std::vector<UnionRecord>& unions() const { return unions_; }
+  /// Conflicts met outside rebuild() and merge() results (inside the analysis), to report.
+  std::vector<Conflict> take_analysis_conflicts() { return std::exchange(analysis_conflicts_, {}); }
 
  private:
   struct EClass {
     TypeId type = 0;
+    uint32_t constant = kNoConstant;
     std::vector<ENode> nodes;
-    std::vector<std::pair<ENode, ClassId>> parents;  ///< nodes that use this class, and their class
+    std::vector<ClassId> parents;  ///< ids of the nodes that use this class
   };
-  void canonicalize(ENode& node);
-  /// Re-canonicalises the parents of one merged class, merging congruent ones; the classes
-  /// owning those parents go to `touched` (their node lists need canonicalising too).
-  void repair(ClassId c, Rebuilt& out, std::vector<ClassId>& touched);
+  void canonicalize(ENode& node) {
+    for (ClassId& c : node.children) c = uf_.find(c);
+  }
+  uint32_t make_constant(const ENode& node);
+  /// egg's `modify`: a constant class gets its constant leaf and loses its non-leaf nodes.
+  void settle_constant(ClassId c);
 
   UnionFind uf_;
   std::vector<EClass> classes_;  ///< by id; meaningful at canonical ids
-  std::unordered_map<ENode, ClassId, ENodeHash> memo_;
-  std::vector<ClassId> pending_;  ///< classes whose parents need repair
+  std::vector<ENode> node_of_id_;
+  std::unordered_map<ENode, ClassId, ENodeHash> memo_;  ///< canonical node -> its node id
+  std::vector<ClassId> pending_;            ///< node ids whose children changed class
+  std::vector<ClassId> analysis_pending_;   ///< node ids whose children's constants changed
+  std::vector<ClassId> dirty_;  ///< classes whose node lists need canonicalising and sorting
+  std::vector<UnionRecord> unions_;
+  std::vector<Conflict> analysis_conflicts_;
+  std::optional<ConstantFolding> folding_;
   size_t live_classes_ = 0;
 };
 

@@ -2,39 +2,9 @@
 
 #include <algorithm>
 
+#include "egraph/query.h"
+
 namespace scalify::egraph {
-namespace {
-
-// Extends each substitution in `in` by matching pattern node `p` against class `c`.
-void match_node(EGraph& g, const Pattern& pattern, uint32_t p, ClassId c, const Subst& in,
-                std::vector<Subst>& out) {
-  const Pattern::Node& pn = pattern.nodes()[p];
-  c = g.find(c);
-  if (pn.is_var) {
-    if (in[pn.var] == kUnbound) {
-      Subst s = in;
-      s[pn.var] = c;
-      out.push_back(std::move(s));
-    } else if (g.find(in[pn.var]) == c) {
-      out.push_back(in);
-    }
-    return;
-  }
-  for (const ENode& node : g.nodes(c)) {
-    if (node.op != pn.op || node.children.size() != pn.children.size()) continue;
-    if (pn.payload && node.payload != *pn.payload) continue;
-    std::vector<Subst> current{in};
-    for (size_t k = 0; k < pn.children.size() && !current.empty(); ++k) {
-      std::vector<Subst> next;
-      for (const Subst& s : current)
-        match_node(g, pattern, pn.children[k], node.children[k], s, next);
-      current = std::move(next);
-    }
-    for (Subst& s : current) out.push_back(std::move(s));
-  }
-}
-
-}  // namespace
 
 uint32_t Pattern::var(uint32_t i) {
   Node n;
@@ -54,36 +24,54 @@ uint32_t Pattern::op(Symbol op, std::vector<uint32_t> children, std::optional<ui
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
-std::vector<Subst> match_class(EGraph& g, const Pattern& pattern, ClassId c) {
-  std::vector<Subst> out;
-  match_node(g, pattern, pattern.root(), c, Subst(pattern.var_count(), kUnbound), out);
-  return out;
+uint32_t Pattern::op_with_payload_var(Symbol op, std::vector<uint32_t> children,
+                                      uint32_t payload_var) {
+  const uint32_t index = this->op(op, std::move(children), std::nullopt);
+  nodes_.back().payload_var = payload_var;
+  payload_var_count_ = std::max(payload_var_count_, payload_var + 1);
+  return index;
 }
 
-std::vector<Match> search(EGraph& g, const Pattern& pattern) {
+std::vector<Match> search(const EGraph& g, const Pattern& pattern) {
+  Query q;
+  const uint32_t root_var = pattern.var_count();  // a fresh variable names the root
+  q.add(pattern, root_var);
+  q.compile();
   std::vector<Match> matches;
-  for (ClassId c : g.class_ids()) {
-    for (Subst& s : match_class(g, pattern, c)) matches.push_back({c, std::move(s)});
-  }
+  q.search(g, OpIndex(g), [&](std::span<const uint32_t> row) {
+    matches.push_back({row[root_var], Subst(row.begin(), row.begin() + root_var)});
+    return true;
+  });
   return matches;
 }
 
-ClassId instantiate(EGraph& g, const Pattern& pattern, const Subst& subst,
-                    const std::function<TypeId(const ENode&)>& type_of) {
+std::vector<Subst> match_class(const EGraph& g, const Pattern& pattern, ClassId c) {
+  std::vector<Subst> out;
+  for (Match& m : search(g, pattern)) {
+    if (m.root == g.find(c)) out.push_back(std::move(m.subst));
+  }
+  return out;
+}
+
+ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
+                    const std::function<TypeId(const ENode&)>& type_of,
+                    std::span<const uint32_t> payloads) {
   std::vector<ClassId> built(pattern.nodes().size());
   for (size_t i = 0; i < pattern.nodes().size(); ++i) {
     const Pattern::Node& pn = pattern.nodes()[i];
     if (pn.is_var) {
-      built[i] = g.find(subst[pn.var]);
+      built[i] = subst[pn.var];
       continue;
     }
-    ENode node{pn.op, pn.payload.value_or(0), {}};
-    for (uint32_t child : pn.children) node.children.push_back(built[child]);
-    if (auto existing = g.lookup(node)) {
+    const uint32_t payload = pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0);
+    ENode node{pn.op, payload, {}};
+    node.children.reserve(pn.children.size());
+    for (uint32_t child : pn.children) node.children.push_back(g.find(built[child]));
+    if (auto existing = g.lookup_node(node)) {
       built[i] = *existing;
     } else {
       const TypeId type = type_of(node);
-      built[i] = g.add(std::move(node), type);
+      built[i] = g.add_node(std::move(node), type);
     }
   }
   return built.back();

@@ -1,4 +1,4 @@
-// Patterns over the e-graph: search (e-matching) and instantiation.
+// Patterns over the e-graph: terms with variables, and their instantiation.
 #pragma once
 
 #include <functional>
@@ -11,7 +11,9 @@
 namespace scalify::egraph {
 
 /// A term with variables, e.g. `transpose(transpose(?x))`, stored flat: children before their
-/// parent, the root last.
+/// parent, the root last. Besides class variables (`?x`), an operator's payload can be fixed,
+/// free, or bound to a payload variable (so that guards and right-hand sides can use a
+/// matched node's attributes).
 ///
 ///   Pattern p;
 ///   auto x = p.var(0);
@@ -23,21 +25,26 @@ class Pattern {
     uint32_t var = 0;                 ///< is_var: the variable's index
     Symbol op = 0;                    ///< otherwise: the operator
     std::optional<uint32_t> payload;  ///< the payload it must have; nullopt: any
-    std::vector<uint32_t> children;   ///< indices into nodes()
+    std::optional<uint32_t> payload_var;  ///< binds the payload to this payload variable
+    std::vector<uint32_t> children;       ///< indices into nodes()
   };
 
   /// Adds variable ?i and returns its node index.
   uint32_t var(uint32_t i);
-  /// Adds `op(children…)` and returns its node index.
+  /// Adds `op(children…)` with a fixed payload (nullopt: any) and returns its node index.
   uint32_t op(Symbol op, std::vector<uint32_t> children, std::optional<uint32_t> payload = 0);
+  /// Adds `op(children…)` whose payload binds payload variable `payload_var`.
+  uint32_t op_with_payload_var(Symbol op, std::vector<uint32_t> children, uint32_t payload_var);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   uint32_t root() const { return static_cast<uint32_t>(nodes_.size() - 1); }
   uint32_t var_count() const { return var_count_; }
+  uint32_t payload_var_count() const { return payload_var_count_; }
 
  private:
   std::vector<Node> nodes_;
   uint32_t var_count_ = 0;
+  uint32_t payload_var_count_ = 0;
 };
 
 /// A binding of every variable of a pattern to an e-class (kUnbound until bound).
@@ -50,14 +57,16 @@ struct Match {
   Subst subst;
 };
 
-/// Every way `pattern` matches the class `c` (the e-graph should be clean: see rebuild()).
-std::vector<Subst> match_class(EGraph& g, const Pattern& pattern, ClassId c);
-/// Every match of `pattern` in the e-graph, class by class.
-std::vector<Match> search(EGraph& g, const Pattern& pattern);
+/// Every way `pattern` matches the class `c` (the e-graph must be clean: see rebuild()).
+std::vector<Subst> match_class(const EGraph& g, const Pattern& pattern, ClassId c);
+/// Every match of `pattern` in the e-graph.
+std::vector<Match> search(const EGraph& g, const Pattern& pattern);
 
-/// Adds the pattern's term under `subst` and returns its class. `type_of` gives the type of each
-/// new node from the node itself (its children are canonical classes).
-ClassId instantiate(EGraph& g, const Pattern& pattern, const Subst& subst,
-                    const std::function<TypeId(const ENode&)>& type_of);
+/// Adds the pattern's term under `subst` (and `payloads` for payload variables; a node whose
+/// payload is neither fixed nor a variable gets 0) and returns the root's node id. `type_of`
+/// gives the type of each new node from the node itself (its children are canonical classes).
+ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
+                    const std::function<TypeId(const ENode&)>& type_of,
+                    std::span<const uint32_t> payloads = {});
 
 }  // namespace scalify::egraph

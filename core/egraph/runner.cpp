@@ -1,0 +1,186 @@
+#include "egraph/runner.h"
+
+#include <algorithm>
+
+namespace scalify::egraph {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Per-rule back-off state (egg's BackoffScheduler).
+struct Ban {
+  size_t times_banned = 0;
+  size_t banned_until = 0;  ///< the first iteration the rule runs again
+};
+
+}  // namespace
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kSaturated: return "saturated";
+    case StopReason::kIterationLimit: return "iteration limit";
+    case StopReason::kNodeLimit: return "e-node limit";
+    case StopReason::kTimeLimit: return "time limit";
+    case StopReason::kMemoryLimit: return "memory limit";
+    case StopReason::kConflict: return "unsound union (type or constant conflict)";
+    case StopReason::kCancelled: return "cancelled";
+  }
+  return "?";
+}
+
+uint32_t MatchLog::append(std::span<const uint32_t> row) {
+  start_.push_back(data_.size());
+  data_.insert(data_.end(), row.begin(), row.end());
+  return static_cast<uint32_t>(start_.size() - 1);
+}
+
+Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
+                  std::function<bool(const EGraph&, std::span<const uint32_t>)> guard,
+                  std::function<TypeId(const ENode&)> type_of) {
+  Rule rule;
+  rule.name = std::move(name);
+  const uint32_t root = std::max(lhs.var_count(), rhs.var_count());  // a fresh variable
+  rule.query.add(lhs, root);
+  rule.query.compile();
+  rule.guard = std::move(guard);
+  const uint32_t vars = rule.query.var_count();
+  rule.apply = [rhs, root, vars, type_of = std::move(type_of)](
+                   EGraph& g, std::span<const uint32_t> row, Reason reason,
+                   std::vector<Conflict>& conflicts) -> size_t {
+    const ClassId built = instantiate(g, rhs, row.first(vars), type_of, row.subspan(vars));
+    if (g.find(built) == g.find(row[root])) return 0;
+    if (auto conflict = g.merge(row[root], built, reason)) {
+      conflicts.push_back(*conflict);
+      return 0;
+    }
+    return 1;
+  };
+  return rule;
+}
+
+size_t approx_memory_bytes(const EGraph& g) {
+  // Per node id: its node three times (by id, in its class, as a hash-cons key), a hash-table
+  // entry, union-find slots, class record, and about two children in each copy plus parents.
+  constexpr size_t kPerNode = 3 * sizeof(ENode) + 32 + 8 + 64 + 4 * 2 * 4;
+  return g.id_count() * kPerNode;
+}
+
+RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
+  const Clock::time_point start = Clock::now();
+  const Limits& limits = options.limits;
+  RunReport report;
+  if (!g.clean()) g.rebuild();
+  std::vector<Ban> bans(rules.size());
+  std::vector<std::vector<uint32_t>> found(rules.size());
+  std::vector<Conflict> conflicts;
+
+  auto out_of_budget = [&]() -> std::optional<StopReason> {
+    if (options.cancel && options.cancel->load()) return StopReason::kCancelled;
+    if (seconds_since(start) > limits.seconds) return StopReason::kTimeLimit;
+    if (g.node_count() > limits.nodes) return StopReason::kNodeLimit;
+    if (approx_memory_bytes(g) > limits.memory_bytes) return StopReason::kMemoryLimit;
+    return std::nullopt;
+  };
+
+  for (size_t iter = 0;; ++iter) {
+    if (iter >= limits.iterations) {
+      report.stop = StopReason::kIterationLimit;
+      break;
+    }
+    if (auto stop = out_of_budget()) {
+      report.stop = *stop;
+      break;
+    }
+    Iteration it;
+    it.classes_before = g.class_count();
+    it.nodes_before = g.node_count();
+    it.rules.resize(rules.size());
+
+    // Search every rule on the clean e-graph.
+    Clock::time_point phase = Clock::now();
+    const OpIndex index(g);
+    bool any_banned = false;
+    std::optional<StopReason> interrupted;
+    for (size_t r = 0; r < rules.size() && !interrupted; ++r) {
+      found[r].clear();
+      if (options.scheduling.backoff && bans[r].banned_until > iter) {
+        it.rules[r].banned = any_banned = true;
+        continue;
+      }
+      size_t matches = 0;
+      rules[r].query.search(g, index, [&](std::span<const uint32_t> row) {
+        if (rules[r].guard && !rules[r].guard(g, row)) return true;
+        found[r].insert(found[r].end(), row.begin(), row.end());
+        ++matches;
+        return true;
+      });
+      it.rules[r].matches = matches;
+      if (options.scheduling.backoff) {
+        const size_t threshold = options.scheduling.match_limit << bans[r].times_banned;
+        if (matches > threshold) {
+          bans[r].banned_until = iter + (options.scheduling.ban_length << bans[r].times_banned);
+          ++bans[r].times_banned;
+          it.rules[r].banned = any_banned = true;
+          found[r].clear();
+        }
+      }
+      interrupted = out_of_budget();
+    }
+    it.search_seconds = seconds_since(phase);
+    if (interrupted) {
+      report.stop = *interrupted;
+      report.iterations.push_back(std::move(it));
+      break;
+    }
+
+    // Apply every match, then restore the invariants once.
+    phase = Clock::now();
+    size_t applied = 0;
+    for (size_t r = 0; r < rules.size(); ++r) {
+      const size_t width = rules[r].query.width();
+      for (size_t at = 0; width > 0 && at < found[r].size(); at += width) {
+        const std::span<const uint32_t> row(found[r].data() + at, width);
+        const uint32_t logged = report.matches.append(row);
+        const size_t before = conflicts.size();
+        const size_t changes = rules[r].apply(
+            g, row, Reason{Reason::Kind::kRule, static_cast<uint32_t>(r), logged}, conflicts);
+        for (size_t k = before; k < conflicts.size(); ++k) {
+          report.conflicts.push_back({rules[r].name, conflicts[k]});
+        }
+        if (changes == 0) report.matches.pop();
+        it.rules[r].applied += changes;
+        applied += changes;
+      }
+    }
+    it.apply_seconds = seconds_since(phase);
+
+    phase = Clock::now();
+    EGraph::Rebuilt rebuilt = g.rebuild();
+    it.rebuild_seconds = seconds_since(phase);
+    it.congruence_merges = rebuilt.congruence_merges;
+    for (const Conflict& c : rebuilt.conflicts) report.conflicts.push_back({"congruence", c});
+    for (const Conflict& c : g.take_analysis_conflicts()) {
+      report.conflicts.push_back({"constant folding", c});
+    }
+    it.classes_after = g.class_count();
+    it.nodes_after = g.node_count();
+    report.iterations.push_back(std::move(it));
+
+    if (!report.conflicts.empty()) {
+      report.stop = StopReason::kConflict;
+      break;
+    }
+    if (applied == 0 && !any_banned) {
+      report.stop = StopReason::kSaturated;
+      break;
+    }
+  }
+  report.seconds = seconds_since(start);
+  return report;
+}
+
+}  // namespace scalify::egraph

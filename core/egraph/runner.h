@@ -1,0 +1,132 @@
+// Runner: equality saturation under budgets. Each iteration searches every (unbanned) rule on
+// the clean e-graph, applies all matches, then rebuilds once (egg's Runner).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "egraph/egraph.h"
+#include "egraph/query.h"
+
+namespace scalify::egraph {
+
+/// A rule as the runner sees it: a query, an optional guard on its matches, and an action per
+/// match. The rule compiler (core/rules) builds these from rule text.
+struct Rule {
+  std::string name;
+  Query query;
+  /// Keeps a match (e.g. "?x is not the constant 0"); empty: keep every match.
+  std::function<bool(const EGraph&, std::span<const uint32_t> row)> guard;
+  /// Applies one match and returns how many changes it made (unions, new facts). Unions must
+  /// carry `reason` (kRule, this rule's index, and the match's index in the run's match log);
+  /// unions the e-graph refuses go to `conflicts`.
+  std::function<size_t(EGraph&, std::span<const uint32_t> row, Reason reason,
+                       std::vector<Conflict>& conflicts)>
+      apply;
+};
+
+/// A rewrite `lhs => rhs`: every match of lhs is unioned with rhs instantiated under it.
+/// `type_of` types the new nodes.
+///
+///   Rule comm = make_rewrite("comm-add", lhs, rhs, {}, [](const ENode&) { return 0u; });
+Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
+                  std::function<bool(const EGraph&, std::span<const uint32_t>)> guard,
+                  std::function<TypeId(const ENode&)> type_of);
+
+enum class StopReason {
+  kSaturated,       ///< an iteration changed nothing: every consequence of the rules is present
+  kIterationLimit,
+  kNodeLimit,
+  kTimeLimit,
+  kMemoryLimit,
+  kConflict,        ///< a rule tried to merge values of different types or constants: unsound
+  kCancelled,
+};
+const char* to_string(StopReason r);
+
+struct Limits {
+  size_t iterations = 30;
+  size_t nodes = std::numeric_limits<size_t>::max();
+  double seconds = std::numeric_limits<double>::infinity();
+  size_t memory_bytes = std::numeric_limits<size_t>::max();
+};
+
+/// How rules are scheduled: every rule every iteration (egg's SimpleScheduler), or with
+/// back-off: a rule whose matches exceed its threshold is banned for a while, the threshold
+/// and the ban doubling each time (egg's BackoffScheduler).
+struct Scheduling {
+  bool backoff = false;
+  size_t match_limit = 1000;
+  size_t ban_length = 5;
+};
+
+struct RunOptions {
+  Limits limits;
+  Scheduling scheduling;
+  const std::atomic<bool>* cancel = nullptr;  ///< checked between rules
+};
+
+/// What one rule did in one iteration.
+struct RuleIteration {
+  size_t matches = 0;  ///< after the guard
+  size_t applied = 0;  ///< changes its actions made
+  bool banned = false;
+};
+
+/// One iteration's statistics: sizes at its start (egg's convention) and at its end, per-rule
+/// counts and the time of each phase.
+struct Iteration {
+  size_t classes_before = 0, nodes_before = 0;
+  size_t classes_after = 0, nodes_after = 0;
+  std::vector<RuleIteration> rules;
+  size_t congruence_merges = 0;
+  double search_seconds = 0, apply_seconds = 0, rebuild_seconds = 0;
+};
+
+/// A refused union and the rule that asked for it.
+struct RuleConflict {
+  std::string rule;
+  Conflict conflict;
+};
+
+/// The matches that changed the e-graph, by number (Reason::detail), each a row of its rule's
+/// query: what a proof step cites.
+class MatchLog {
+ public:
+  uint32_t append(std::span<const uint32_t> row);
+  void pop() { data_.resize(start_.back()), start_.pop_back(); }
+  std::span<const uint32_t> row(uint32_t i) const {
+    const size_t end = i + 1 < start_.size() ? start_[i + 1] : data_.size();
+    return std::span<const uint32_t>(data_).subspan(start_[i], end - start_[i]);
+  }
+  size_t size() const { return start_.size(); }
+
+ private:
+  std::vector<uint32_t> data_;
+  std::vector<size_t> start_;
+};
+
+struct RunReport {
+  StopReason stop = StopReason::kSaturated;
+  std::vector<Iteration> iterations;
+  std::vector<RuleConflict> conflicts;
+  double seconds = 0;
+  MatchLog matches;
+};
+
+/// Saturates `g` with `rules` under the options' limits; the e-graph is left clean.
+///
+///   RunReport r = run(g, rules, {});
+///   if (r.stop == StopReason::kConflict) report(r.conflicts);
+RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options = {});
+
+/// A rough count of the bytes the e-graph holds (for the memory limit).
+size_t approx_memory_bytes(const EGraph& g);
+
+}  // namespace scalify::egraph
