@@ -12,9 +12,7 @@ bool node_less(const ENode& a, const ENode& b) {
 
 }  // namespace
 
-ClassId EGraph::add_node(ENode node, TypeId type) {
-  canonicalize(node);
-  if (auto it = memo_.find(node); it != memo_.end()) return it->second;
+ClassId EGraph::insert_new(ENode node, TypeId type) {
   const ClassId id = uf_.make_set();
   const uint32_t constant = make_constant(node);
   classes_.push_back(EClass{type, constant, {node}, {}});
@@ -29,16 +27,14 @@ ClassId EGraph::add_node(ENode node, TypeId type) {
     }
     classes_[child].parents.push_back(id);
   }
-  memo_.emplace(std::move(node), id);
+  memo_.insert(id, std::move(node));
   if (constant != kNoConstant) settle_constant(id);
   return id;
 }
 
 std::optional<ClassId> EGraph::lookup_node(ENode node) {
   canonicalize(node);
-  auto it = memo_.find(node);
-  if (it == memo_.end()) return std::nullopt;
-  return it->second;
+  return memo_.find(node);
 }
 
 std::optional<ClassId> EGraph::lookup(ENode node) {
@@ -115,8 +111,12 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
     analysis_pending_.insert(analysis_pending_.end(), cb.parents.begin(), cb.parents.end());
   }
   const uint32_t constant = ca.constant != kNoConstant ? ca.constant : cb.constant;
-  const ClassId root = uf_.unite(ra, rb);
-  const ClassId gone = root == ra ? rb : ra;
+  // The class with more parents stays root: only the other's parents need repair, and the
+  // smaller lists are the ones copied.
+  const bool a_bigger = ca.parents.size() + ca.nodes.size() >= cb.parents.size() + cb.nodes.size();
+  const ClassId root = a_bigger ? ra : rb;
+  const ClassId gone = a_bigger ? rb : ra;
+  uf_.link(root, gone);
   EClass& into = classes_[root];
   EClass& from = classes_[gone];
   // The children of the merged-away class's parents are no longer canonical.
@@ -134,21 +134,25 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
 
 EGraph::Rebuilt EGraph::rebuild() {
   Rebuilt out;
-  const bool merged = !pending_.empty();
   while (!pending_.empty() || !analysis_pending_.empty()) {
     while (!pending_.empty()) {
       const ClassId id = pending_.back();
       pending_.pop_back();
+      dirty_.push_back(id);
+      // A node that congruence already folded into another keeps no entry of its own.
+      if (!memo_.erase(id)) continue;
       ENode node = node_of_id_[id];
       canonicalize(node);
-      dirty_.push_back(id);
-      auto [it, inserted] = memo_.try_emplace(std::move(node), id);
-      if (!inserted && find(it->second) != find(id)) {
-        if (auto conflict = merge(it->second, id, Reason{Reason::Kind::kCongruence, 0, 0})) {
-          out.conflicts.push_back(*conflict);
-        } else {
-          ++out.congruence_merges;
+      if (auto existing = memo_.find(node)) {
+        if (find(*existing) != find(id)) {
+          if (auto conflict = merge(*existing, id, Reason{Reason::Kind::kCongruence, 0, 0})) {
+            out.conflicts.push_back(*conflict);
+          } else {
+            ++out.congruence_merges;
+          }
         }
+      } else {
+        memo_.insert(id, std::move(node));
       }
     }
     while (!analysis_pending_.empty()) {
@@ -170,15 +174,7 @@ EGraph::Rebuilt EGraph::rebuild() {
       settle_constant(id);
     }
   }
-  // Hash-cons keys whose children are no longer canonical: drop them. Node lists of the classes
-  // involved: canonical children, sorted, each node once.
-  if (merged) {
-    std::erase_if(memo_, [this](const auto& entry) {
-      for (ClassId c : entry.first.children)
-        if (find(c) != c) return true;
-      return false;
-    });
-  }
+  // Node lists of the classes involved: canonical children, sorted, each node once.
   for (ClassId& c : dirty_) c = find(c);
   std::sort(dirty_.begin(), dirty_.end());
   dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());

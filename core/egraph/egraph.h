@@ -7,11 +7,11 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "egraph/enode.h"
+#include "egraph/hash_cons.h"
 #include "egraph/union_find.h"
 
 namespace scalify::egraph {
@@ -80,7 +80,18 @@ class EGraph {
   /// `type` if new. A node already present keeps its class, whose type type_of() tells.
   ClassId add(ENode node, TypeId type) { return find(add_node(std::move(node), type)); }
   /// Like add(), but returns the node's own id (stable, for explanations).
-  ClassId add_node(ENode node, TypeId type);
+  ClassId add_node(ENode node, TypeId type) {
+    return add_node_typed(std::move(node), [type](const ENode&) { return type; });
+  }
+  /// Like add_node(), typing a new node with `type_of(canonical node)`; an existing node is
+  /// found without calling it (one hash-cons lookup either way).
+  template <class TypeOf>
+  ClassId add_node_typed(ENode node, const TypeOf& type_of) {
+    canonicalize(node);
+    if (auto existing = memo_.find(node)) return *existing;
+    const TypeId type = type_of(static_cast<const ENode&>(node));
+    return insert_new(std::move(node), type);
+  }
   /// The canonical class of `node` if the e-graph holds it.
   std::optional<ClassId> lookup(ENode node);
   /// The node's own id if the e-graph holds it.
@@ -138,6 +149,8 @@ class EGraph {
   void canonicalize(ENode& node) {
     for (ClassId& c : node.children) c = uf_.find(c);
   }
+  /// Adds a canonical node known to be absent.
+  ClassId insert_new(ENode node, TypeId type);
   uint32_t make_constant(const ENode& node);
   /// egg's `modify`: a constant class gets its constant leaf and loses its non-leaf nodes.
   void settle_constant(ClassId c);
@@ -145,7 +158,7 @@ class EGraph {
   UnionFind uf_;
   std::vector<EClass> classes_;  ///< by id; meaningful at canonical ids
   std::vector<ENode> node_of_id_;
-  std::unordered_map<ENode, ClassId, ENodeHash> memo_;  ///< canonical node -> its node id
+  HashCons memo_;  ///< canonical node -> the id of the node that holds it
   std::vector<ClassId> pending_;            ///< node ids whose children changed class
   std::vector<ClassId> analysis_pending_;   ///< node ids whose children's constants changed
   std::vector<ClassId> dirty_;  ///< classes whose node lists need canonicalising and sorting

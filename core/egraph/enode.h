@@ -3,13 +3,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "egraph/children.h"
 #include "egraph/union_find.h"
 
 namespace scalify::egraph {
 
-/// An interned operator name (see SymbolTable).
+/// An interned operator name (see Vocabulary).
 using Symbol = uint32_t;
 
 /// `op(children…)` with an attribute payload: an id the caller interns for whatever makes two
@@ -20,7 +20,7 @@ using Symbol = uint32_t;
 struct ENode {
   Symbol op = 0;
   uint32_t payload = 0;
-  std::vector<ClassId> children;
+  Children children;
 
   friend bool operator==(const ENode&, const ENode&) = default;
 };
@@ -28,12 +28,12 @@ struct ENode {
 struct ENodeHash {
   size_t operator()(const ENode& n) const {
     // FNV-1a style mixing over the fields; children order matters.
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    mix(n.op);
-    mix(n.payload);
-    for (ClassId c : n.children) mix(c);
-    return static_cast<size_t>(h ^ (h >> 29));
+    // Multiply-xorshift mixing of each field; children order matters.
+    uint64_t h = (uint64_t{n.op} << 32 | n.payload) * 0x9e3779b97f4a7c15ull;
+    for (ClassId c : n.children) h = (h ^ (h >> 31) ^ c) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 33;  // a final avalanche, so that the low bits a table uses depend on every field
+    h *= 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h ^ (h >> 33));
   }
 };
 

@@ -56,7 +56,15 @@ std::vector<Subst> match_class(const EGraph& g, const Pattern& pattern, ClassId 
 ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
                     const std::function<TypeId(const ENode&)>& type_of,
                     std::span<const uint32_t> payloads) {
-  std::vector<ClassId> built(pattern.nodes().size());
+  // The ids built so far, by pattern node; on the stack for the usual small right-hand sides.
+  constexpr size_t kSmall = 16;
+  ClassId small[kSmall];
+  std::vector<ClassId> large;
+  ClassId* built = small;
+  if (pattern.nodes().size() > kSmall) {
+    large.resize(pattern.nodes().size());
+    built = large.data();
+  }
   for (size_t i = 0; i < pattern.nodes().size(); ++i) {
     const Pattern::Node& pn = pattern.nodes()[i];
     if (pn.is_var) {
@@ -66,15 +74,10 @@ ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> 
     const uint32_t payload = pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0);
     ENode node{pn.op, payload, {}};
     node.children.reserve(pn.children.size());
-    for (uint32_t child : pn.children) node.children.push_back(g.find(built[child]));
-    if (auto existing = g.lookup_node(node)) {
-      built[i] = *existing;
-    } else {
-      const TypeId type = type_of(node);
-      built[i] = g.add_node(std::move(node), type);
-    }
+    for (uint32_t child : pn.children) node.children.push_back(built[child]);
+    built[i] = g.add_node_typed(std::move(node), type_of);
   }
-  return built.back();
+  return built[pattern.nodes().size() - 1];
 }
 
 }  // namespace scalify::egraph

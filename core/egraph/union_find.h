@@ -29,6 +29,12 @@ class UnionFind {
   /// Merges the sets of a and b; returns the canonical id of the result (the root of the larger
   /// set, the smaller id on a tie, so that results do not depend on argument order).
   ClassId unite(ClassId a, ClassId b);
+  /// Makes root `root` the parent of root `child` (the caller chose the direction; the e-graph
+  /// keeps the class with more parents as root, so that fewer parents need repair).
+  void link(ClassId root, ClassId child) {
+    parent_[child] = root;
+    size_[root] += size_[child];
+  }
   bool same(ClassId a, ClassId b) { return find(a) == find(b); }
   /// Number of ids made (not of sets).
   size_t size() const { return parent_.size(); }
