@@ -12,23 +12,31 @@ bool node_less(const ENode& a, const ENode& b) {
 
 }  // namespace
 
-ClassId EGraph::insert_new(ENode node, TypeId type) {
+ClassId EGraph::insert_new(ENode node, ENode canonical, TypeId type) {
   const ClassId id = uf_.make_set();
-  const uint32_t constant = make_constant(node);
-  classes_.push_back(EClass{type, constant, {node}, {}});
-  node_of_id_.push_back(node);
+  const uint32_t constant = make_constant(canonical);
+  classes_.push_back(EClass{type, constant, {canonical}, {}});
+  node_of_id_.push_back(std::move(node));
   ++live_classes_;
-  for (size_t i = 0; i < node.children.size(); ++i) {
-    const ClassId child = node.children[i];
+  const Children& children = canonical.children;
+  for (size_t i = 0; i < children.size(); ++i) {
     // A node using the same child twice is one parent of it, not two.
-    if (std::find(node.children.begin(), node.children.begin() + static_cast<std::ptrdiff_t>(i),
-                  child) != node.children.begin() + static_cast<std::ptrdiff_t>(i)) {
+    if (std::find(children.begin(), children.begin() + i, children[i]) != children.begin() + i) {
       continue;
     }
-    classes_[child].parents.push_back(id);
+    classes_[children[i]].parents.push_back(id);
   }
-  memo_.insert(id, std::move(node));
-  if (constant != kNoConstant) settle_constant(id);
+  memo_.insert(id, std::move(canonical));
+  if (constant != kNoConstant) settle_constant(id, id);
+  return id;
+}
+
+ClassId EGraph::add_alias(ENode node, ClassId existing) {
+  const ClassId id = uf_.make_set();
+  classes_.emplace_back();
+  node_of_id_.push_back(std::move(node));
+  uf_.link(find(existing), id);
+  unions_.push_back(UnionRecord{existing, id, Reason{Reason::Kind::kCongruence, 0, 0}});
   return id;
 }
 
@@ -77,13 +85,13 @@ uint32_t EGraph::make_constant(const ENode& node) {
   return folding_->fold(node, constants);
 }
 
-void EGraph::settle_constant(ClassId c) {
+void EGraph::settle_constant(ClassId c, std::optional<ClassId> folded) {
   const ClassId root = find(c);
   const uint32_t constant = classes_[root].constant;
   if (!folding_ || constant == kNoConstant) return;
   const ClassId leaf = add_node(ENode{folding_->constant_op, constant, {}}, classes_[root].type);
   if (find(leaf) != find(root)) {
-    if (auto conflict = merge(root, leaf, Reason{Reason::Kind::kConstant, 0, 0})) {
+    if (auto conflict = merge(folded.value_or(root), leaf, Reason{Reason::Kind::kConstant, 0, 0})) {
       analysis_conflicts_.push_back(*conflict);
     }
     return;  // the merge settled the merged class
@@ -128,7 +136,7 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
   from = EClass{};
   --live_classes_;
   dirty_.push_back(root);
-  if (constant != kNoConstant) settle_constant(root);
+  if (constant != kNoConstant) settle_constant(root, std::nullopt);
   return std::nullopt;
 }
 
@@ -169,9 +177,8 @@ EGraph::Rebuilt EGraph::rebuild() {
         continue;
       }
       owner.constant = constant;
-      analysis_pending_.insert(analysis_pending_.end(), owner.parents.begin(),
-                               owner.parents.end());
-      settle_constant(id);
+      analysis_pending_.insert(analysis_pending_.end(), owner.parents.begin(), owner.parents.end());
+      settle_constant(id, id);
     }
   }
   // Node lists of the classes involved: canonical children, sorted, each node once.

@@ -76,6 +76,12 @@ struct ConstantFolding {
 ///   g.find(fa) == g.find(fb);   // by congruence
 class EGraph {
  public:
+  /// With `explanations`, every node id denotes one exact term: a node added with children
+  /// that differ from the stored node's (though equal as classes) gets an id of its own, joined
+  /// to the stored one by congruence (egg's explanation mode). explain() needs this.
+  explicit EGraph(bool explanations = false) : explanations_(explanations) {}
+  bool explanations() const { return explanations_; }
+
   /// The canonical class of `node` (children need not be canonical), adding it with type
   /// `type` if new. A node already present keeps its class, whose type type_of() tells.
   ClassId add(ENode node, TypeId type) { return find(add_node(std::move(node), type)); }
@@ -87,10 +93,14 @@ class EGraph {
   /// found without calling it (one hash-cons lookup either way).
   template <class TypeOf>
   ClassId add_node_typed(ENode node, const TypeOf& type_of) {
-    canonicalize(node);
-    if (auto existing = memo_.find(node)) return *existing;
-    const TypeId type = type_of(static_cast<const ENode&>(node));
-    return insert_new(std::move(node), type);
+    ENode canonical = node;
+    canonicalize(canonical);
+    if (auto existing = memo_.find(canonical)) {
+      if (!explanations_ || node_of_id_[*existing].children == node.children) return *existing;
+      return add_alias(std::move(node), *existing);
+    }
+    const TypeId type = type_of(static_cast<const ENode&>(canonical));
+    return insert_new(std::move(node), std::move(canonical), type);
   }
   /// The canonical class of `node` if the e-graph holds it.
   std::optional<ClassId> lookup(ENode node);
@@ -118,7 +128,8 @@ class EGraph {
   uint32_t constant_of(ClassId c) const { return classes_[find(c)].constant; }
   /// The nodes of class c: canonical and sorted by (op, payload, children) after rebuild().
   const std::vector<ENode>& nodes(ClassId c) const { return classes_[find(c)].nodes; }
-  /// The node a node id was added as (its children as they were then).
+  /// The node a node id was added as (its children as they were then: with explanations, the
+  /// ids of exact subterms).
   const ENode& node_of_id(ClassId id) const { return node_of_id_[id]; }
 
   /// The canonical ids of all classes, ascending.
@@ -149,23 +160,27 @@ class EGraph {
   void canonicalize(ENode& node) {
     for (ClassId& c : node.children) c = uf_.find(c);
   }
-  /// Adds a canonical node known to be absent.
-  ClassId insert_new(ENode node, TypeId type);
+  /// Adds a node whose canonical form is known to be absent.
+  ClassId insert_new(ENode node, ENode canonical, TypeId type);
+  /// A new id for `node`, equal by congruence to the stored node `existing`.
+  ClassId add_alias(ENode node, ClassId existing);
   uint32_t make_constant(const ENode& node);
-  /// egg's `modify`: a constant class gets its constant leaf and loses its non-leaf nodes.
-  void settle_constant(ClassId c);
+  /// egg's `modify`: a constant class gets its constant leaf (merged with `folded`, the node
+  /// whose folding found the constant, if any) and loses its non-leaf nodes.
+  void settle_constant(ClassId c, std::optional<ClassId> folded);
 
   UnionFind uf_;
   std::vector<EClass> classes_;  ///< by id; meaningful at canonical ids
   std::vector<ENode> node_of_id_;
-  HashCons memo_;  ///< canonical node -> the id of the node that holds it
-  std::vector<ClassId> pending_;            ///< node ids whose children changed class
-  std::vector<ClassId> analysis_pending_;   ///< node ids whose children's constants changed
+  HashCons memo_;                          ///< canonical node -> the id of the node that holds it
+  std::vector<ClassId> pending_;           ///< node ids whose children changed class
+  std::vector<ClassId> analysis_pending_;  ///< node ids whose children's constants changed
   std::vector<ClassId> dirty_;  ///< classes whose node lists need canonicalising and sorting
   std::vector<UnionRecord> unions_;
   std::vector<Conflict> analysis_conflicts_;
   std::optional<ConstantFolding> folding_;
   size_t live_classes_ = 0;
+  bool explanations_ = false;
 };
 
 }  // namespace scalify::egraph

@@ -49,7 +49,7 @@ bool HashCons::erase(ClassId id) {
 
 void HashCons::grow() {
   // Double when a quarter full of entries; otherwise the same size, clearing tombstones.
-  const size_t capacity = slots_.empty()            ? 64
+  const size_t capacity = slots_.empty()               ? 64
                           : size_ * 4 >= slots_.size() ? slots_.size() * 2
                                                        : slots_.size();
   std::vector<Slot> old = std::move(slots_);

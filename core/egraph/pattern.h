@@ -22,9 +22,9 @@ class Pattern {
  public:
   struct Node {
     bool is_var = false;
-    uint32_t var = 0;                 ///< is_var: the variable's index
-    Symbol op = 0;                    ///< otherwise: the operator
-    std::optional<uint32_t> payload;  ///< the payload it must have; nullopt: any
+    uint32_t var = 0;                     ///< is_var: the variable's index
+    Symbol op = 0;                        ///< otherwise: the operator
+    std::optional<uint32_t> payload;      ///< the payload it must have; nullopt: any
     std::optional<uint32_t> payload_var;  ///< binds the payload to this payload variable
     std::vector<uint32_t> children;       ///< indices into nodes()
   };

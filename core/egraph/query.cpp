@@ -43,8 +43,8 @@ void Query::compile_node(const Pattern& p, uint32_t node, uint32_t reg,
   Instr bind{Instr::Kind::kBind, reg, registers_, n.op, static_cast<uint32_t>(n.children.size())};
   registers_ += bind.arity;
   if (n.payload_var) {
-    bind.kind = payload_bound[*n.payload_var] ? Instr::Kind::kCheckPayload
-                                              : Instr::Kind::kBindPayload;
+    bind.kind =
+        payload_bound[*n.payload_var] ? Instr::Kind::kCheckPayload : Instr::Kind::kBindPayload;
     bind.payload = *n.payload_var;
     payload_bound[*n.payload_var] = true;
   } else if (n.payload) {
@@ -85,8 +85,8 @@ void Query::compile() {
       program_.push_back(root.is_var ? Instr{Instr::Kind::kScanAll, reg}
                                      : Instr{Instr::Kind::kScanOp, reg, 0, root.op});
     }
-    for (std::optional<uint32_t> v : {root.is_var ? std::optional(root.var) : std::nullopt,
-                                      root_var}) {
+    for (std::optional<uint32_t> v :
+         {root.is_var ? std::optional(root.var) : std::nullopt, root_var}) {
       if (!v) continue;
       if (var_reg[*v] == kNoReg) {
         var_reg[*v] = reg;
@@ -125,8 +125,8 @@ struct Query::Machine {
     switch (in.kind) {
       case Instr::Kind::kScanOp:
       case Instr::Kind::kScanAll:
-        for (ClassId c : in.kind == Instr::Kind::kScanOp ? index.classes_with(in.op)
-                                                         : index.all_classes()) {
+        for (ClassId c :
+             in.kind == Instr::Kind::kScanOp ? index.classes_with(in.op) : index.all_classes()) {
           regs[in.reg] = c;
           run(pc + 1);
           if (stopped) return;
@@ -162,8 +162,13 @@ struct Query::Machine {
 
 void Query::search(const EGraph& g, const OpIndex& index,
                    const std::function<bool(std::span<const uint32_t>)>& yield) const {
-  Machine m{g, index, *this, yield, std::vector<ClassId>(registers_, kUnbound),
-            std::vector<uint32_t>(payload_var_count_, 0), std::vector<uint32_t>(width(), 0)};
+  Machine m{g,
+            index,
+            *this,
+            yield,
+            std::vector<ClassId>(registers_, kUnbound),
+            std::vector<uint32_t>(payload_var_count_, 0),
+            std::vector<uint32_t>(width(), 0)};
   m.run(0);
 }
 

@@ -70,8 +70,8 @@ class Query {
     bool has_payload = false;
   };
   struct Machine;
-  void compile_node(const Pattern& p, uint32_t node, uint32_t reg,
-                    std::vector<uint32_t>& var_reg, std::vector<bool>& payload_bound);
+  void compile_node(const Pattern& p, uint32_t node, uint32_t reg, std::vector<uint32_t>& var_reg,
+                    std::vector<bool>& payload_bound);
 
   std::vector<std::pair<Pattern, std::optional<uint32_t>>> patterns_;
   std::vector<Instr> program_;

@@ -21,13 +21,20 @@ struct Ban {
 
 const char* to_string(StopReason r) {
   switch (r) {
-    case StopReason::kSaturated: return "saturated";
-    case StopReason::kIterationLimit: return "iteration limit";
-    case StopReason::kNodeLimit: return "e-node limit";
-    case StopReason::kTimeLimit: return "time limit";
-    case StopReason::kMemoryLimit: return "memory limit";
-    case StopReason::kConflict: return "unsound union (type or constant conflict)";
-    case StopReason::kCancelled: return "cancelled";
+    case StopReason::kSaturated:
+      return "saturated";
+    case StopReason::kIterationLimit:
+      return "iteration limit";
+    case StopReason::kNodeLimit:
+      return "e-node limit";
+    case StopReason::kTimeLimit:
+      return "time limit";
+    case StopReason::kMemoryLimit:
+      return "memory limit";
+    case StopReason::kConflict:
+      return "unsound union (type or constant conflict)";
+    case StopReason::kCancelled:
+      return "cancelled";
   }
   return "?";
 }

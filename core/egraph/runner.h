@@ -40,12 +40,12 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
                   std::function<TypeId(const ENode&)> type_of);
 
 enum class StopReason {
-  kSaturated,       ///< an iteration changed nothing: every consequence of the rules is present
+  kSaturated,  ///< an iteration changed nothing: every consequence of the rules is present
   kIterationLimit,
   kNodeLimit,
   kTimeLimit,
   kMemoryLimit,
-  kConflict,        ///< a rule tried to merge values of different types or constants: unsound
+  kConflict,  ///< a rule tried to merge values of different types or constants: unsound
   kCancelled,
 };
 const char* to_string(StopReason r);

@@ -1,0 +1,560 @@
+#include "rules/rule_compiler.h"
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include "egraph/pattern.h"
+
+namespace scalify::rules {
+namespace {
+
+using egraph::AttrValue;
+using egraph::ClassId;
+using egraph::EGraph;
+using egraph::Pattern;
+using egraph::Vocabulary;
+
+/// An attribute of a pattern node: a literal, or an attribute variable.
+struct AttrSpec {
+  std::string key;
+  std::optional<AttrValue> literal;
+  uint32_t var = 0;  ///< when !literal
+};
+
+/// A pattern node whose payload is bound to payload variable `payload_var` and then checked
+/// (left-hand side) or built (right-hand side) attribute by attribute.
+struct AttrNode {
+  uint32_t payload_var = 0;
+  std::vector<AttrSpec> attrs;
+};
+
+/// The attribute variables' values in one match.
+using AttrEnv = std::vector<const AttrValue*>;
+
+using Guard = std::function<bool(const EGraph&, std::span<const uint32_t> row, const AttrEnv&)>;
+
+/// What a compiled rule needs at match time; shared by its guard and its action.
+struct Shape {
+  uint32_t class_vars = 0;        ///< row[0, class_vars) are classes
+  uint32_t lhs_payload_vars = 0;  ///< then the payload variables of the left-hand side
+  uint32_t attr_vars = 0;
+  std::vector<AttrNode> lhs_attrs;  ///< checked against the matched payloads
+  std::vector<AttrNode> rhs_attrs;  ///< built per match (payload vars after the lhs ones)
+  std::vector<Guard> guards;
+
+  /// Binds attribute variables from the matched payloads; false if a literal or a repeated
+  /// variable disagrees.
+  bool bind(const Vocabulary& vocab, std::span<const uint32_t> row, AttrEnv& env) const {
+    env.assign(attr_vars, nullptr);
+    for (const AttrNode& node : lhs_attrs) {
+      const egraph::Attrs& attrs = vocab.attrs(row[class_vars + node.payload_var]);
+      if (attrs.size() != node.attrs.size()) return false;
+      for (const AttrSpec& spec : node.attrs) {
+        const AttrValue* value = vocab.attr(row[class_vars + node.payload_var], spec.key);
+        if (!value) return false;
+        if (spec.literal) {
+          if (*value != *spec.literal) return false;
+        } else if (env[spec.var] == nullptr) {
+          env[spec.var] = value;
+        } else if (*env[spec.var] != *value) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  bool accepts(const EGraph& g, const Vocabulary& vocab, std::span<const uint32_t> row) const {
+    AttrEnv env;
+    if (!bind(vocab, row, env)) return false;
+    for (const Guard& guard : guards) {
+      if (!guard(g, row, env)) return false;
+    }
+    return true;
+  }
+
+  /// Payload variables for instantiating the right-hand side: the matched ones, then the
+  /// right-hand side's built ones.
+  std::vector<uint32_t> payloads(Vocabulary& vocab, std::span<const uint32_t> row) const {
+    std::vector<uint32_t> out(row.begin() + class_vars, row.end());
+    if (rhs_attrs.empty()) return out;
+    AttrEnv env;
+    bind(vocab, row, env);
+    for (const AttrNode& node : rhs_attrs) {
+      egraph::Attrs attrs;
+      for (const AttrSpec& spec : node.attrs) {
+        attrs.emplace_back(spec.key, spec.literal ? *spec.literal : *env[spec.var]);
+      }
+      if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
+      out[node.payload_var] = vocab.payload(std::move(attrs));
+    }
+    return out;
+  }
+};
+
+bool is_constant_zero(const EGraph& g, const Vocabulary& vocab, ClassId c) {
+  const uint32_t k = g.constant_of(c);
+  if (k == egraph::kNoConstant) return false;
+  const auto value = vocab.constant_value(k);
+  return value && *value == 0;
+}
+
+bool has_symbol_leaf(const EGraph& g, const Vocabulary& vocab, ClassId c) {
+  for (const egraph::ENode& n : g.nodes(c)) {
+    if (n.children.empty() && n.op != vocab.constant_symbol()) return true;
+  }
+  return false;
+}
+
+/// Compiles one rule (one direction of a birewrite).
+class RuleBuilder {
+ public:
+  RuleBuilder(const RuleFile& file, Vocabulary& vocab, const TypeOracle& type_of)
+      : file_(file), vocab_(vocab), type_of_(type_of) {}
+
+  Expected<egraph::Rule> rewrite(const std::string& name, const Term& lhs_term,
+                                 const Term& rhs_term, const std::vector<Term>& guard_terms) {
+    Pattern lhs;
+    if (auto e = lhs_node(lhs, lhs_term); !e) return e.error();
+    const uint32_t root = next_class_var_++;
+    egraph::Rule rule;
+    rule.name = name;
+    rule.query.add(lhs, root);
+    rule.query.compile();
+    auto shape = std::make_shared<Shape>();
+    shape->class_vars = rule.query.var_count();
+    shape->lhs_payload_vars = rule.query.payload_var_count();
+    next_payload_var_ = shape->lhs_payload_vars;
+    Pattern rhs;
+    if (auto e = rhs_node(rhs, rhs_term, *shape); !e) return e.error();
+    for (const Term& g : guard_terms) {
+      auto guard = compile_guard(g);
+      if (!guard) return guard.error();
+      shape->guards.push_back(std::move(*guard));
+    }
+    shape->lhs_attrs = std::move(lhs_attrs_);
+    shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
+    finish_guard(rule, shape);
+    Vocabulary& vocab = vocab_;
+    rule.apply = [shape, rhs, root, &vocab, type_of = type_of_](
+                     EGraph& g, std::span<const uint32_t> row, egraph::Reason reason,
+                     std::vector<egraph::Conflict>& conflicts) -> size_t {
+      const ClassId built = shape->rhs_attrs.empty()
+                                ? egraph::instantiate(g, rhs, row.first(shape->class_vars), type_of,
+                                                      row.subspan(shape->class_vars))
+                                : egraph::instantiate(g, rhs, row.first(shape->class_vars), type_of,
+                                                      shape->payloads(vocab, row));
+      if (g.find(built) == g.find(row[root])) return 0;
+      if (auto conflict = g.merge(row[root], built, reason)) {
+        conflicts.push_back(*conflict);
+        return 0;
+      }
+      return 1;
+    };
+    return rule;
+  }
+
+  Expected<egraph::Rule> datalog(const Rule& syntax) {
+    egraph::Rule rule;
+    rule.name = syntax.name;
+    for (const Item& item : syntax.body) {
+      if (item.kind == Item::Kind::kAtom) {
+        return error(item.pos, "relation atoms are not supported by the engine yet");
+      }
+      Pattern p;
+      if (auto e = lhs_node(p, item.term); !e) return e.error();
+      std::optional<uint32_t> root;
+      if (item.kind == Item::Kind::kBind) root = class_var(item.var);
+      rule.query.add(p, root);
+    }
+    rule.query.compile();
+    auto shape = std::make_shared<Shape>();
+    shape->class_vars = rule.query.var_count();
+    shape->lhs_payload_vars = rule.query.payload_var_count();
+    next_payload_var_ = shape->lhs_payload_vars;
+    struct Head {
+      Pattern pattern;
+      std::optional<uint32_t> union_with;
+    };
+    std::vector<Head> heads;
+    for (const Item& item : syntax.head) {
+      if (item.kind == Item::Kind::kAtom) {
+        return error(item.pos, "relation atoms are not supported by the engine yet");
+      }
+      Head head;
+      if (auto e = rhs_node(head.pattern, item.term, *shape); !e) return e.error();
+      if (item.kind == Item::Kind::kBind) head.union_with = class_var(item.var);
+      heads.push_back(std::move(head));
+    }
+    for (const Term& g : syntax.guards) {
+      auto guard = compile_guard(g);
+      if (!guard) return guard.error();
+      shape->guards.push_back(std::move(*guard));
+    }
+    shape->lhs_attrs = std::move(lhs_attrs_);
+    shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
+    finish_guard(rule, shape);
+    Vocabulary& vocab = vocab_;
+    rule.apply = [shape, heads, &vocab, type_of = type_of_](
+                     EGraph& g, std::span<const uint32_t> row, egraph::Reason reason,
+                     std::vector<egraph::Conflict>& conflicts) -> size_t {
+      const std::vector<uint32_t> payloads = shape->payloads(vocab, row);
+      size_t changes = 0;
+      for (const Head& head : heads) {
+        const size_t before = g.id_count();
+        const ClassId built =
+            egraph::instantiate(g, head.pattern, row.first(shape->class_vars), type_of, payloads);
+        if (!head.union_with) {
+          changes += g.id_count() > before;
+          continue;
+        }
+        if (g.find(built) == g.find(row[*head.union_with])) continue;
+        if (auto conflict = g.merge(row[*head.union_with], built, reason)) {
+          conflicts.push_back(*conflict);
+        } else {
+          ++changes;
+        }
+      }
+      return changes;
+    };
+    return rule;
+  }
+
+ private:
+  Diagnostic error(SourcePos pos, std::string message) const {
+    return Diagnostic{file_.path, pos, std::move(message), ""};
+  }
+
+  uint32_t class_var(const std::string& name) {
+    auto [it, inserted] = class_vars_.try_emplace(name, next_class_var_);
+    if (inserted) ++next_class_var_;
+    return it->second;
+  }
+
+  Expected<bool> check_not_attr_var(const Term& t) const {
+    if (attr_vars_.count(t.name)) {
+      return error(t.pos, "?" + t.name + " is an attribute variable; it cannot be an operand");
+    }
+    return true;
+  }
+
+  /// An attribute value written in a rule: a literal or a variable.
+  Expected<AttrSpec> attr_spec(const Term::Attr& attr, bool binding) {
+    AttrSpec spec{attr.key, std::nullopt, 0};
+    const Term& v = attr.value;
+    switch (v.kind) {
+      case Term::Kind::kNumber:
+        spec.literal = v.is_integer ? AttrValue(v.integer) : AttrValue(v.number);
+        return spec;
+      case Term::Kind::kList:
+        spec.literal = AttrValue(v.list);
+        return spec;
+      case Term::Kind::kWord:
+      case Term::Kind::kString:
+        spec.literal = AttrValue(v.name);
+        return spec;
+      case Term::Kind::kVar: {
+        if (class_vars_.count(v.name)) {
+          return error(v.pos, "?" + v.name + " is an operand variable; it cannot be an attribute");
+        }
+        auto it = attr_vars_.find(v.name);
+        if (it == attr_vars_.end()) {
+          if (!binding) return error(v.pos, "attribute variable ?" + v.name + " is not bound");
+          it = attr_vars_.emplace(v.name, static_cast<uint32_t>(attr_vars_.size())).first;
+        }
+        spec.var = it->second;
+        return spec;
+      }
+      case Term::Kind::kApply:
+        return error(v.pos, "unknown attribute function '" + v.name + "'");
+    }
+    return spec;
+  }
+
+  Expected<uint32_t> leaf(Pattern& p, const Term& t) {
+    switch (t.kind) {
+      case Term::Kind::kNumber:
+        return p.op(vocab_.constant_symbol(), {}, vocab_.constant_payload(t.number));
+      case Term::Kind::kWord:
+        return p.op(vocab_.symbol(t.name), {}, 0u);
+      case Term::Kind::kList:
+      case Term::Kind::kString:
+        return error(t.pos, "a list or string can only be an attribute value");
+      default:
+        return error(t.pos, "internal: not a leaf");
+    }
+  }
+
+  Expected<uint32_t> lhs_node(Pattern& p, const Term& t) {
+    if (t.kind == Term::Kind::kVar) {
+      if (auto e = check_not_attr_var(t); !e) return e.error();
+      return p.var(class_var(t.name));
+    }
+    if (t.kind != Term::Kind::kApply) return leaf(p, t);
+    std::vector<uint32_t> children;
+    for (const Term& arg : t.args) {
+      auto child = lhs_node(p, arg);
+      if (!child) return child.error();
+      children.push_back(*child);
+    }
+    AttrNode node;
+    bool literal_only = true;
+    for (const Term::Attr& attr : t.attrs) {
+      auto spec = attr_spec(attr, /*binding=*/true);
+      if (!spec) return spec.error();
+      literal_only = literal_only && spec->literal.has_value();
+      node.attrs.push_back(std::move(*spec));
+    }
+    if (literal_only)
+      return p.op(vocab_.symbol(t.name), std::move(children), literal_payload(node));
+    node.payload_var = static_cast<uint32_t>(lhs_attrs_.size());
+    lhs_attrs_.push_back(node);
+    return p.op_with_payload_var(vocab_.symbol(t.name), std::move(children), node.payload_var);
+  }
+
+  Expected<uint32_t> rhs_node(Pattern& p, const Term& t, Shape& shape) {
+    if (t.kind == Term::Kind::kVar) {
+      if (auto e = check_not_attr_var(t); !e) return e.error();
+      auto it = class_vars_.find(t.name);
+      if (it == class_vars_.end()) return error(t.pos, "variable ?" + t.name + " is not bound");
+      return p.var(it->second);
+    }
+    if (t.kind != Term::Kind::kApply) return leaf(p, t);
+    std::vector<uint32_t> children;
+    for (const Term& arg : t.args) {
+      auto child = rhs_node(p, arg, shape);
+      if (!child) return child.error();
+      children.push_back(*child);
+    }
+    AttrNode node;
+    bool literal_only = true;
+    for (const Term::Attr& attr : t.attrs) {
+      auto spec = attr_spec(attr, /*binding=*/false);
+      if (!spec) return spec.error();
+      literal_only = literal_only && spec->literal.has_value();
+      node.attrs.push_back(std::move(*spec));
+    }
+    if (literal_only)
+      return p.op(vocab_.symbol(t.name), std::move(children), literal_payload(node));
+    node.payload_var = next_payload_var_++;
+    shape.rhs_attrs.push_back(node);
+    return p.op_with_payload_var(vocab_.symbol(t.name), std::move(children), node.payload_var);
+  }
+
+  uint32_t literal_payload(const AttrNode& node) {
+    egraph::Attrs attrs;
+    for (const AttrSpec& spec : node.attrs) attrs.emplace_back(spec.key, *spec.literal);
+    return vocab_.payload(std::move(attrs));
+  }
+
+  /// The class variable a guard argument names.
+  Expected<uint32_t> guard_class_arg(const Term& g, size_t i) {
+    if (g.args.size() <= i || g.args[i].kind != Term::Kind::kVar ||
+        !class_vars_.count(g.args[i].name)) {
+      return error(g.args.size() > i ? g.args[i].pos : g.pos,
+                   "guard '" + g.name + "' expects an operand variable as argument " +
+                       std::to_string(i + 1));
+    }
+    return class_vars_.at(g.args[i].name);
+  }
+
+  Expected<Guard> compile_guard(const Term& g) {
+    if (g.kind != Term::Kind::kApply)
+      return error(g.pos, "a guard is a call such as (not-zero ?x)");
+    const Vocabulary& vocab = vocab_;
+    auto arity = [&](size_t n) -> Expected<bool> {
+      if (g.args.size() != n || !g.attrs.empty()) {
+        return error(g.pos, "guard '" + g.name + "' takes " + std::to_string(n) + " argument" +
+                                (n == 1 ? "" : "s"));
+      }
+      return true;
+    };
+    if (g.name == "not-zero" || g.name == "is-const" || g.name == "is-sym") {
+      if (auto e = arity(1); !e) return e.error();
+      auto x = guard_class_arg(g, 0);
+      if (!x) return x.error();
+      const uint32_t v = *x;
+      if (g.name == "not-zero") {
+        return Guard([v, &vocab](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
+          return !is_constant_zero(eg, vocab, row[v]);
+        });
+      }
+      if (g.name == "is-const") {
+        return Guard([v](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
+          return eg.constant_of(row[v]) != egraph::kNoConstant;
+        });
+      }
+      return Guard([v, &vocab](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
+        return has_symbol_leaf(eg, vocab, row[v]);
+      });
+    }
+    if (g.name == "const-or-distinct-var") {
+      if (auto e = arity(2); !e) return e.error();
+      auto c = guard_class_arg(g, 0);
+      if (!c) return c.error();
+      auto x = guard_class_arg(g, 1);
+      if (!x) return x.error();
+      return Guard([c = *c, x = *x, &vocab](const EGraph& eg, std::span<const uint32_t> row,
+                                            const AttrEnv&) {
+        return eg.find(row[c]) != eg.find(row[x]) &&
+               (eg.constant_of(row[c]) != egraph::kNoConstant ||
+                has_symbol_leaf(eg, vocab, row[c]));
+      });
+    }
+    if (g.name == "distinct") {
+      if (auto e = arity(2); !e) return e.error();
+      auto a = guard_class_arg(g, 0);
+      if (!a) return a.error();
+      auto b = guard_class_arg(g, 1);
+      if (!b) return b.error();
+      return Guard([a = *a, b = *b](const EGraph& eg, std::span<const uint32_t> row,
+                                    const AttrEnv&) { return eg.find(row[a]) != eg.find(row[b]); });
+    }
+    std::string known;
+    for (const std::string& name : builtin_guard_names())
+      known += (known.empty() ? "" : ", ") + name;
+    return error(g.pos, "unknown guard '" + g.name + "'; built-in guards: " + known);
+  }
+
+  void finish_guard(egraph::Rule& rule, const std::shared_ptr<Shape>& shape) {
+    if (shape->guards.empty() && shape->lhs_attrs.empty()) return;
+    const Vocabulary& vocab = vocab_;
+    rule.guard = [shape, &vocab](const EGraph& g, std::span<const uint32_t> row) {
+      return shape->accepts(g, vocab, row);
+    };
+  }
+
+  const RuleFile& file_;
+  Vocabulary& vocab_;
+  const TypeOracle& type_of_;
+  std::unordered_map<std::string, uint32_t> class_vars_;
+  std::unordered_map<std::string, uint32_t> attr_vars_;
+  std::vector<AttrNode> lhs_attrs_;
+  uint32_t next_class_var_ = 0;
+  uint32_t next_payload_var_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> builtin_guard_names() {
+  return {"not-zero", "is-const", "is-sym", "const-or-distinct-var", "distinct"};
+}
+
+Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
+                                      TypeOracle type_of) {
+  CompiledRules out;
+  auto add = [&](Expected<egraph::Rule> rule, const Rule& syntax, bool reversed) -> bool {
+    if (!rule) return false;
+    out.origins.push_back({rule->name, file.path, syntax.pos, &syntax, reversed});
+    out.rules.push_back(std::move(*rule));
+    return true;
+  };
+  for (const Rule& syntax : file.rules) {
+    switch (syntax.kind) {
+      case Rule::Kind::kRewrite:
+      case Rule::Kind::kBirewrite: {
+        auto forward = RuleBuilder(file, vocab, type_of)
+                           .rewrite(syntax.name, syntax.lhs, syntax.rhs, syntax.guards);
+        if (!forward) return forward.error();
+        add(std::move(forward), syntax, false);
+        if (syntax.kind == Rule::Kind::kBirewrite) {
+          auto backward = RuleBuilder(file, vocab, type_of)
+                              .rewrite(syntax.name + "-rev", syntax.rhs, syntax.lhs, syntax.guards);
+          if (!backward) return backward.error();
+          add(std::move(backward), syntax, true);
+        }
+        break;
+      }
+      case Rule::Kind::kRule: {
+        auto rule = RuleBuilder(file, vocab, type_of).datalog(syntax);
+        if (!rule) return rule.error();
+        add(std::move(rule), syntax, false);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+egraph::ConstantFolding arithmetic_folding(egraph::Vocabulary& vocab) {
+  const egraph::Symbol add = vocab.symbol("+"), sub = vocab.symbol("-"), mul = vocab.symbol("*"),
+                       div = vocab.symbol("/");
+  egraph::ConstantFolding folding;
+  folding.constant_op = vocab.constant_symbol();
+  folding.fold = [&vocab, add, sub, mul, div](const egraph::ENode& n,
+                                              std::span<const uint32_t> constants) -> uint32_t {
+    if (n.children.size() != 2 || (n.op != add && n.op != sub && n.op != mul && n.op != div)) {
+      return egraph::kNoConstant;
+    }
+    if (constants[0] == egraph::kNoConstant || constants[1] == egraph::kNoConstant) {
+      return egraph::kNoConstant;
+    }
+    const auto a = vocab.constant_value(constants[0]), b = vocab.constant_value(constants[1]);
+    if (!a || !b) return egraph::kNoConstant;
+    double r = 0;
+    if (n.op == add) r = *a + *b;
+    if (n.op == sub) r = *a - *b;
+    if (n.op == mul) r = *a * *b;
+    if (n.op == div) {
+      if (*b == 0) return egraph::kNoConstant;
+      r = *a / *b;
+    }
+    if (std::isnan(r)) return egraph::kNoConstant;  // infinities fold, as in egg
+    return vocab.constant_payload(r);
+  };
+  return folding;
+}
+
+}  // namespace scalify::rules
+
+namespace scalify::rules {
+
+Expected<egraph::ClassId> add_term(egraph::EGraph& g, egraph::Vocabulary& vocab, const Term& term,
+                                   const TypeOracle& type_of, std::string_view file) {
+  egraph::ENode node;
+  switch (term.kind) {
+    case Term::Kind::kNumber:
+      node = {vocab.constant_symbol(), vocab.constant_payload(term.number), {}};
+      break;
+    case Term::Kind::kWord:
+      node = {vocab.symbol(term.name), 0, {}};
+      break;
+    case Term::Kind::kApply: {
+      node.op = vocab.symbol(term.name);
+      for (const Term& arg : term.args) {
+        auto child = add_term(g, vocab, arg, type_of, file);
+        if (!child) return child.error();
+        node.children.push_back(*child);
+      }
+      egraph::Attrs attrs;
+      for (const Term::Attr& attr : term.attrs) {
+        const Term& v = attr.value;
+        if (v.kind == Term::Kind::kNumber) {
+          attrs.emplace_back(attr.key, v.is_integer ? AttrValue(v.integer) : AttrValue(v.number));
+        } else if (v.kind == Term::Kind::kList) {
+          attrs.emplace_back(attr.key, v.list);
+        } else if (v.kind == Term::Kind::kWord || v.kind == Term::Kind::kString) {
+          attrs.emplace_back(attr.key, v.name);
+        } else {
+          return Diagnostic{std::string(file), v.pos, "a ground term's attribute must be a literal",
+                            ""};
+        }
+      }
+      node.payload = vocab.payload(std::move(attrs));
+      break;
+    }
+    case Term::Kind::kVar:
+      return Diagnostic{std::string(file), term.pos, "a ground term cannot have variables", ""};
+    case Term::Kind::kList:
+    case Term::Kind::kString:
+      return Diagnostic{std::string(file), term.pos, "a list or string can only be an attribute",
+                        ""};
+  }
+  for (egraph::ClassId& c : node.children) c = g.find(c);
+  const egraph::TypeId type = type_of(node);
+  return g.add(std::move(node), type);
+}
+
+}  // namespace scalify::rules
