@@ -40,8 +40,8 @@ ClassId EGraph::add_alias(ENode node, ClassId existing) {
   return id;
 }
 
-std::optional<ClassId> EGraph::lookup_node(ENode node) {
-  canonicalize(node);
+std::optional<ClassId> EGraph::lookup_node(ENode node) const {
+  for (ClassId& c : node.children) c = find(c);
   return memo_.find(node);
 }
 

@@ -105,7 +105,7 @@ class EGraph {
   /// The canonical class of `node` if the e-graph holds it.
   std::optional<ClassId> lookup(ENode node);
   /// The node's own id if the e-graph holds it.
-  std::optional<ClassId> lookup_node(ENode node);
+  std::optional<ClassId> lookup_node(ENode node) const;
 
   /// Records a == b for `reason`. Returns the conflict instead (and merges nothing) if their
   /// types or constants differ. Returns nothing either when they were already equal. Until
@@ -136,6 +136,10 @@ class EGraph {
   std::vector<ClassId> class_ids() const;
 
   void set_constant_folding(ConstantFolding folding) { folding_ = std::move(folding); }
+  /// The operator of constant leaves, if constant folding is on.
+  std::optional<Symbol> constant_op() const {
+    return folding_ ? std::optional(folding_->constant_op) : std::nullopt;
+  }
 
   /// Number of live classes; of distinct nodes (the hash-cons); of nodes visible to matching
   /// (what pruning leaves); all exact after rebuild().

@@ -55,18 +55,28 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
   rule.query.compile();
   rule.guard = std::move(guard);
   const uint32_t vars = rule.query.var_count();
-  rule.apply = [rhs, root, vars, type_of = std::move(type_of)](
+  rule.apply = [lhs, rhs, root, vars, type_of = std::move(type_of)](
                    EGraph& g, std::span<const uint32_t> row, Reason reason,
                    std::vector<Conflict>& conflicts) -> size_t {
-    const ClassId built = instantiate(g, rhs, row.first(vars), type_of, row.subspan(vars));
-    if (g.find(built) == g.find(row[root])) return 0;
-    if (auto conflict = g.merge(row[root], built, reason)) {
-      conflicts.push_back(*conflict);
-      return 0;
-    }
-    return 1;
+    return apply_rewrite(g, lhs, rhs, root, row.first(vars), row.subspan(vars), type_of, reason,
+                         conflicts);
   };
   return rule;
+}
+
+size_t apply_rewrite(EGraph& g, const Pattern& lhs, const Pattern& rhs, uint32_t root,
+                     std::span<const ClassId> subst, std::span<const uint32_t> payloads,
+                     const std::function<TypeId(const ENode&)>& type_of, Reason reason,
+                     std::vector<Conflict>& conflicts) {
+  const ClassId built = instantiate(g, rhs, subst, type_of, payloads);
+  if (g.find(built) == g.find(subst[root])) return 0;
+  const ClassId from =
+      g.explanations() ? instantiate(g, lhs, subst, type_of, payloads) : subst[root];
+  if (auto conflict = g.merge(from, built, reason)) {
+    conflicts.push_back(*conflict);
+    return 0;
+  }
+  return 1;
 }
 
 size_t approx_memory_bytes(const EGraph& g) {

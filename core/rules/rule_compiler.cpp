@@ -138,20 +138,16 @@ class RuleBuilder {
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
-    rule.apply = [shape, rhs, root, &vocab, type_of = type_of_](
+    rule.apply = [shape, lhs, rhs, root, &vocab, type_of = type_of_](
                      EGraph& g, std::span<const uint32_t> row, egraph::Reason reason,
                      std::vector<egraph::Conflict>& conflicts) -> size_t {
-      const ClassId built = shape->rhs_attrs.empty()
-                                ? egraph::instantiate(g, rhs, row.first(shape->class_vars), type_of,
-                                                      row.subspan(shape->class_vars))
-                                : egraph::instantiate(g, rhs, row.first(shape->class_vars), type_of,
-                                                      shape->payloads(vocab, row));
-      if (g.find(built) == g.find(row[root])) return 0;
-      if (auto conflict = g.merge(row[root], built, reason)) {
-        conflicts.push_back(*conflict);
-        return 0;
+      const std::span<const ClassId> subst = row.first(shape->class_vars);
+      if (shape->rhs_attrs.empty()) {
+        return egraph::apply_rewrite(g, lhs, rhs, root, subst, row.subspan(shape->class_vars),
+                                     type_of, reason, conflicts);
       }
-      return 1;
+      return egraph::apply_rewrite(g, lhs, rhs, root, subst, shape->payloads(vocab, row), type_of,
+                                   reason, conflicts);
     };
     return rule;
   }
@@ -552,9 +548,7 @@ Expected<egraph::ClassId> add_term(egraph::EGraph& g, egraph::Vocabulary& vocab,
       return Diagnostic{std::string(file), term.pos, "a list or string can only be an attribute",
                         ""};
   }
-  for (egraph::ClassId& c : node.children) c = g.find(c);
-  const egraph::TypeId type = type_of(node);
-  return g.add(std::move(node), type);
+  return g.add_node_typed(std::move(node), type_of);
 }
 
 }  // namespace scalify::rules

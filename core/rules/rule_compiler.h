@@ -52,7 +52,8 @@ egraph::ConstantFolding arithmetic_folding(egraph::Vocabulary& vocab);
 
 namespace scalify::rules {
 
-/// Adds a ground term (no variables) such as `(+ x (* 2 y))` to `g`; returns its class.
+/// Adds a ground term (no variables) such as `(+ x (* 2 y))` to `g`; returns the id of the node
+/// that denotes it (g.find() gives its class; with explanations, explain() takes the id).
 ///
 ///   ClassId c = *add_term(g, vocab, term, [](const egraph::ENode&) { return 0u; });
 Expected<egraph::ClassId> add_term(egraph::EGraph& g, egraph::Vocabulary& vocab, const Term& term,
