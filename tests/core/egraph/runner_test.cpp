@@ -1,0 +1,194 @@
+// The runner and the rule compiler together: multi-patterns, guards, attribute variables,
+// budgets, back-off, and conflicts reported as unsound rules.
+#include "egraph/runner.h"
+
+#include <catch2/catch.hpp>
+
+#include "rules/rule_compiler.h"
+#include "rules/rule_parser.h"
+
+using namespace scalify;
+
+namespace {
+
+struct Setup {
+  egraph::Vocabulary vocab;
+  egraph::EGraph g;
+  rules::RuleFile file;
+  rules::CompiledRules compiled;
+  std::function<egraph::TypeId(const egraph::ENode&)> type_of = [](const egraph::ENode&) {
+    return egraph::TypeId{0};
+  };
+
+  explicit Setup(const char* text, bool folding = true) {
+    if (folding) g.set_constant_folding(rules::arithmetic_folding(vocab));
+    auto parsed = rules::parse_rules(text, "t.rules");
+    REQUIRE(parsed);
+    file = std::move(*parsed);
+    auto c = rules::compile_rules(file, vocab, type_of);
+    if (!c) FAIL(c.error().format());
+    compiled = std::move(*c);
+  }
+  egraph::ClassId add(const char* text) {
+    auto t = rules::parse_term(text, "<t>");
+    REQUIRE(t);
+    auto id = rules::add_term(g, vocab, *t, type_of);
+    REQUIRE(id);
+    return g.find(*id);
+  }
+  egraph::RunReport run(egraph::RunOptions options = {}) {
+    return egraph::run(g, compiled.rules, options);
+  }
+  bool same(const char* a, const char* b) { return g.find(add(a)) == g.find(add(b)); }
+};
+
+}  // namespace
+
+TEST_CASE("runner: a multi-pattern joins on shared variables", "[egraph][runner]") {
+  // Two terms over the same ?x: only pairs that share it fire.
+  Setup s("rule pair: ?p = (f ?x), ?q = (g ?x) => ?p = (h ?x)");
+  s.add("(f a)");
+  s.add("(g a)");
+  s.add("(f b)");
+  s.add("(g c)");
+  const auto report = s.run();
+  CHECK(report.stop == egraph::StopReason::kSaturated);
+  CHECK(s.same("(f a)", "(h a)"));
+  CHECK_FALSE(s.same("(f b)", "(h b)"));
+  CHECK(report.iterations[0].rules[0].matches == 1);
+}
+
+TEST_CASE("runner: guards filter matches", "[egraph][runner]") {
+  Setup s(
+      "rewrite cancel: (/ ?a ?a) => 1 if (not-zero ?a)\n"
+      "rewrite d-var: (d ?x ?x) => 1 if (is-sym ?x)\n"
+      "rewrite keep-distinct: (k ?a ?b) => ?a if (distinct ?a ?b)");
+  s.add("(/ x x)");
+  s.add("(/ 0 0)");
+  s.add("(d y y)");
+  s.add("(d 2 2)");
+  s.add("(k p p)");
+  s.add("(k p q)");
+  s.run();
+  CHECK(s.same("(/ x x)", "1"));
+  CHECK_FALSE(s.same("(/ 0 0)", "1"));  // 0/0 is not 1: the guard refuses
+  CHECK(s.same("(d y y)", "1"));
+  CHECK_FALSE(s.same("(d 2 2)", "1"));  // 2 is a constant, not a symbol
+  CHECK(s.same("(k p q)", "p"));
+  CHECK_FALSE(s.same("(k p p)", "p"));
+}
+
+TEST_CASE("runner: attribute literals and variables", "[egraph][runner]") {
+  Setup s(
+      "rewrite tt: (t (t ?x :perm ?p) :perm ?p) => ?x\n"
+      "rewrite swap-only: (s ?x :axis 0) => (s2 ?x :axis 0)");
+  s.add("(t (t a :perm [1 0]) :perm [1 0])");
+  s.add("(t (t b :perm [1 0]) :perm [0 1])");
+  s.add("(s c :axis 0)");
+  s.add("(s c :axis 1)");
+  s.run();
+  CHECK(s.same("(t (t a :perm [1 0]) :perm [1 0])", "a"));
+  CHECK_FALSE(s.same("(t (t b :perm [1 0]) :perm [0 1])", "b"));  // ?p must agree
+  CHECK(s.same("(s c :axis 0)", "(s2 c :axis 0)"));
+  CHECK_FALSE(s.same("(s c :axis 1)", "(s2 c :axis 1)"));
+}
+
+TEST_CASE("runner: budgets stop the run and say why", "[egraph][runner]") {
+  // f(x) = f(g(x)) = f(g(g(x))) … grows forever.
+  const char* grow = "rewrite grow: (f ?a) => (f (g ?a))";
+  {
+    Setup s(grow, false);
+    s.add("(f x)");
+    egraph::RunOptions options;
+    options.limits.iterations = 5;
+    const auto report = s.run(options);
+    CHECK(report.stop == egraph::StopReason::kIterationLimit);
+    CHECK(report.iterations.size() == 5);
+    CHECK(report.iterations[1].classes_before > report.iterations[0].classes_before);
+  }
+  {
+    Setup s(grow, false);
+    s.add("(f x)");
+    egraph::RunOptions options;
+    options.limits.nodes = 50;
+    const auto report = s.run(options);
+    CHECK(report.stop == egraph::StopReason::kNodeLimit);
+    CHECK(s.g.node_count() > 50);
+    CHECK(s.g.node_count() < 200);  // stopped soon after crossing the limit
+  }
+  {
+    Setup s(grow, false);
+    s.add("(f x)");
+    egraph::RunOptions options;
+    options.limits.seconds = 0;
+    CHECK(s.run(options).stop == egraph::StopReason::kTimeLimit);
+  }
+  {
+    Setup s(grow, false);
+    s.add("(f x)");
+    egraph::RunOptions options;
+    options.limits.memory_bytes = 10'000;
+    CHECK(s.run(options).stop == egraph::StopReason::kMemoryLimit);
+  }
+  {
+    Setup s(grow, false);
+    s.add("(f x)");
+    std::atomic<bool> cancel{true};
+    egraph::RunOptions options;
+    options.cancel = &cancel;
+    CHECK(s.run(options).stop == egraph::StopReason::kCancelled);
+  }
+}
+
+TEST_CASE("runner: back-off bans a rule that explodes, and saturation still completes",
+          "[egraph][runner]") {
+  Setup s(
+      "rewrite comm: (+ ?a ?b) => (+ ?b ?a)\nrewrite assoc: (+ ?a (+ ?b ?c)) => (+ (+ ?a ?b) ?c)",
+      false);
+  s.add("(+ a (+ b (+ c d)))");
+  egraph::RunOptions options;
+  options.limits.iterations = 100;
+  options.scheduling.backoff = true;
+  options.scheduling.match_limit = 8;
+  options.scheduling.ban_length = 2;
+  const auto report = s.run(options);
+  bool banned = false;
+  for (const auto& it : report.iterations)
+    banned = banned || it.rules[0].banned || it.rules[1].banned;
+  CHECK(banned);
+  CHECK(report.stop == egraph::StopReason::kSaturated);
+  CHECK(s.same("(+ a (+ b (+ c d)))", "(+ d (+ c (+ b a)))"));
+}
+
+TEST_CASE("runner: a rule that equates different constants is reported, not merged",
+          "[egraph][runner]") {
+  // Each rule alone looks harmless; together they claim 1 = 2.
+  Setup s("rewrite first: (h ?a ?b) => ?a\nrewrite wrong: (h ?a ?b) => ?b");
+  s.add("(h 1 2)");
+  const auto report = s.run();
+  REQUIRE(report.stop == egraph::StopReason::kConflict);
+  REQUIRE_FALSE(report.conflicts.empty());
+  CHECK(report.conflicts[0].rule == "wrong");
+  CHECK(report.conflicts[0].conflict.constant_a != report.conflicts[0].conflict.constant_b);
+  CHECK_FALSE(s.same("1", "2"));
+}
+
+TEST_CASE("rule compiler: errors point at the rule text", "[rules][runner]") {
+  egraph::Vocabulary vocab;
+  auto compile = [&](const char* text) {
+    auto file = rules::parse_rules(text, "t.rules");
+    REQUIRE(file);
+    return rules::compile_rules(*file, vocab, [](const egraph::ENode&) { return 0u; });
+  };
+  auto unknown = compile("rewrite r: (f ?x) => ?x if (nonsense ?x)");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().pos.line == 1);
+  CHECK(unknown.error().pos.col == 28);
+  CHECK_THAT(unknown.error().message, Catch::Contains("unknown guard 'nonsense'"));
+  auto list = compile("rewrite r: (f ?x) => (g ?x [1 2])");
+  REQUIRE_FALSE(list);
+  CHECK_THAT(list.error().message, Catch::Contains("attribute value"));
+  auto mixed = compile("rewrite r: (f ?x :d ?x) => ?x");
+  REQUIRE_FALSE(mixed);
+  CHECK_THAT(mixed.error().message, Catch::Contains("operand variable"));
+}
