@@ -37,11 +37,20 @@ void Query::add(const Pattern& pattern, std::optional<uint32_t> root_var) {
   compiled_ = false;
 }
 
-void Query::compile_node(const Pattern& p, uint32_t node, uint32_t reg,
-                         std::vector<uint32_t>& var_reg, std::vector<bool>& payload_bound) {
+void Query::add_atom(uint32_t relation, std::vector<AtomArg> args) {
+  for (const AtomArg& a : args) {
+    if (a.kind == AtomArg::Kind::kVar) var_count_ = std::max(var_count_, a.value + 1);
+  }
+  atoms_.push_back({relation, std::move(args)});
+  compiled_ = false;
+}
+
+void Query::compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,
+                         std::vector<bool>& payload_bound) const {
   const Pattern::Node& n = p.nodes()[node];
-  Instr bind{Instr::Kind::kBind, reg, registers_, n.op, static_cast<uint32_t>(n.children.size())};
-  registers_ += bind.arity;
+  Instr bind{Instr::Kind::kBind, reg, prog.registers, n.op,
+             static_cast<uint32_t>(n.children.size())};
+  prog.registers += bind.arity;
   if (n.payload_var) {
     bind.kind =
         payload_bound[*n.payload_var] ? Instr::Kind::kCheckPayload : Instr::Kind::kBindPayload;
@@ -51,77 +60,111 @@ void Query::compile_node(const Pattern& p, uint32_t node, uint32_t reg,
     bind.has_payload = true;
     bind.payload = *n.payload;
   }
-  program_.push_back(bind);
+  prog.code.push_back(bind);
   // Variables first: comparing early prunes the search before descending.
   for (uint32_t k = 0; k < bind.arity; ++k) {
     const Pattern::Node& child = p.nodes()[n.children[k]];
     if (!child.is_var) continue;
-    if (var_reg[child.var] == kNoReg) {
-      var_reg[child.var] = bind.other + k;
+    if (prog.var_reg[child.var] == kNoReg) {
+      prog.var_reg[child.var] = bind.other + k;
     } else {
-      program_.push_back(Instr{Instr::Kind::kCompare, bind.other + k, var_reg[child.var]});
+      prog.code.push_back(Instr{Instr::Kind::kCompare, bind.other + k, prog.var_reg[child.var]});
     }
   }
   for (uint32_t k = 0; k < bind.arity; ++k) {
     if (!p.nodes()[n.children[k]].is_var) {
-      compile_node(p, n.children[k], bind.other + k, var_reg, payload_bound);
+      compile_node(prog, p, n.children[k], bind.other + k, payload_bound);
     }
   }
 }
 
-void Query::compile() {
-  program_.clear();
-  registers_ = 0;
-  std::vector<uint32_t> var_reg(var_count_, kNoReg);
+void Query::compile_atom(Program& prog, const Atom& atom, bool delta) const {
+  AtomPlan plan{atom.relation, delta, {}};
+  for (const AtomArg& a : atom.args) {
+    ColumnPlan col;
+    if (a.kind == AtomArg::Kind::kValue) {
+      col = {ColumnPlan::Mode::kValue, a.value};
+    } else if (a.kind == AtomArg::Kind::kVar) {
+      if (prog.var_reg[a.value] == kNoReg) {
+        prog.var_reg[a.value] = prog.registers++;
+        col = {ColumnPlan::Mode::kBind, prog.var_reg[a.value]};
+      } else {
+        col = {ColumnPlan::Mode::kCompare, prog.var_reg[a.value]};
+      }
+    }
+    plan.columns.push_back(col);
+  }
+  prog.code.push_back(Instr{Instr::Kind::kFact, 0, static_cast<uint32_t>(prog.atoms.size())});
+  prog.atoms.push_back(std::move(plan));
+}
+
+Query::Program Query::compile_program(std::optional<size_t> delta_atom) const {
+  Program prog;
+  prog.var_reg.assign(var_count_, kNoReg);
   std::vector<bool> payload_bound(payload_var_count_, false);
+  if (delta_atom) compile_atom(prog, atoms_[*delta_atom], true);
+  for (size_t a = 0; a < atoms_.size(); ++a) {
+    if (a != delta_atom) compile_atom(prog, atoms_[a], false);
+  }
   for (const auto& [pattern, root_var] : patterns_) {
     const Pattern::Node& root = pattern.nodes()[pattern.root()];
     // The register the root is matched in: a variable bound earlier, or a new scan.
     uint32_t reg = kNoReg;
     const std::optional<uint32_t> root_is = root.is_var ? std::optional(root.var) : root_var;
-    if (root_is && var_reg[*root_is] != kNoReg) reg = var_reg[*root_is];
+    if (root_is && prog.var_reg[*root_is] != kNoReg) reg = prog.var_reg[*root_is];
     if (reg == kNoReg) {
-      reg = registers_++;
-      program_.push_back(root.is_var ? Instr{Instr::Kind::kScanAll, reg}
-                                     : Instr{Instr::Kind::kScanOp, reg, 0, root.op});
+      reg = prog.registers++;
+      prog.code.push_back(root.is_var ? Instr{Instr::Kind::kScanAll, reg}
+                                      : Instr{Instr::Kind::kScanOp, reg, 0, root.op});
     }
     for (std::optional<uint32_t> v :
          {root.is_var ? std::optional(root.var) : std::nullopt, root_var}) {
       if (!v) continue;
-      if (var_reg[*v] == kNoReg) {
-        var_reg[*v] = reg;
-      } else if (var_reg[*v] != reg) {
-        program_.push_back(Instr{Instr::Kind::kCompare, reg, var_reg[*v]});
+      if (prog.var_reg[*v] == kNoReg) {
+        prog.var_reg[*v] = reg;
+      } else if (prog.var_reg[*v] != reg) {
+        prog.code.push_back(Instr{Instr::Kind::kCompare, reg, prog.var_reg[*v]});
       }
     }
-    if (!root.is_var) compile_node(pattern, pattern.root(), reg, var_reg, payload_bound);
+    if (!root.is_var) compile_node(prog, pattern, pattern.root(), reg, payload_bound);
   }
-  var_reg_ = std::move(var_reg);
+  return prog;
+}
+
+void Query::compile() {
+  // Atoms before patterns: facts are few and bind the patterns' roots, which then need no scan.
+  full_ = compile_program(std::nullopt);
+  delta_.clear();
+  for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a));
   compiled_ = true;
 }
 
-/// The backtracking interpreter of a compiled query: registers hold classes, each instruction
-/// either narrows the search (Compare) or branches over candidates (Scan, Bind).
+/// The backtracking interpreter of a compiled query: registers hold classes (or an atom's
+/// values), each instruction either narrows the search (Compare) or branches over candidates
+/// (Scan, Bind, Fact).
 struct Query::Machine {
   const EGraph& g;
   const OpIndex& index;
+  const Program& prog;
   const Query& q;
   const std::function<bool(std::span<const uint32_t>)>& yield;
+  relations::Database* db;
+  uint32_t since;
   std::vector<ClassId> regs;
   std::vector<uint32_t> payloads;
   std::vector<uint32_t> row;
   bool stopped = false;
 
   void run(size_t pc) {
-    if (pc == q.program_.size()) {
+    if (pc == prog.code.size()) {
       for (uint32_t v = 0; v < q.var_count_; ++v) {
-        row[v] = q.var_reg_[v] == kNoReg ? kUnbound : regs[q.var_reg_[v]];
+        row[v] = prog.var_reg[v] == kNoReg ? kUnbound : regs[prog.var_reg[v]];
       }
       std::copy(payloads.begin(), payloads.end(), row.begin() + q.var_count_);
       if (!yield(row)) stopped = true;
       return;
     }
-    const Instr& in = q.program_[pc];
+    const Instr& in = prog.code[pc];
     switch (in.kind) {
       case Instr::Kind::kScanOp:
       case Instr::Kind::kScanAll:
@@ -156,20 +199,88 @@ struct Query::Machine {
         }
         return;
       }
+      case Instr::Kind::kFact:
+        run_fact(pc, prog.atoms[in.other]);
+        return;
+    }
+  }
+
+  void run_fact(size_t pc, const AtomPlan& plan) {
+    relations::Relation& rel = db->relation(plan.relation);
+    // Candidates: through the index of the first fixed column, else every fact.
+    std::span<const uint32_t> candidates;
+    bool all = true;
+    for (size_t c = 0; c < plan.columns.size(); ++c) {
+      const ColumnPlan& col = plan.columns[c];
+      if (col.mode == ColumnPlan::Mode::kValue || col.mode == ColumnPlan::Mode::kCompare) {
+        const uint32_t value = col.mode == ColumnPlan::Mode::kValue ? col.value : regs[col.value];
+        candidates = rel.with(c, value);
+        all = false;
+        break;
+      }
+    }
+    const size_t n = all ? rel.size() : candidates.size();
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t i = all ? static_cast<uint32_t>(k) : candidates[k];
+      if (plan.delta && rel.stamp(i) < since) continue;
+      const std::span<const uint32_t> fact = rel.row(i);
+      bool ok = true;
+      for (size_t c = 0; c < plan.columns.size() && ok; ++c) {
+        const ColumnPlan& col = plan.columns[c];
+        switch (col.mode) {
+          case ColumnPlan::Mode::kBind:
+            regs[col.value] = fact[c];
+            break;
+          case ColumnPlan::Mode::kCompare:
+            ok = regs[col.value] == fact[c];
+            break;
+          case ColumnPlan::Mode::kValue:
+            ok = col.value == fact[c];
+            break;
+          case ColumnPlan::Mode::kAny:
+            break;
+        }
+      }
+      if (!ok) continue;
+      run(pc + 1);
+      if (stopped) return;
     }
   }
 };
 
-void Query::search(const EGraph& g, const OpIndex& index,
-                   const std::function<bool(std::span<const uint32_t>)>& yield) const {
+void Query::run_program(const Program& prog, const EGraph& g, const OpIndex& index,
+                        const std::function<bool(std::span<const uint32_t>)>& yield,
+                        relations::Database* db, uint32_t since) const {
   Machine m{g,
             index,
+            prog,
             *this,
             yield,
-            std::vector<ClassId>(registers_, kUnbound),
+            db,
+            since,
+            std::vector<ClassId>(prog.registers, kUnbound),
             std::vector<uint32_t>(payload_var_count_, 0),
             std::vector<uint32_t>(width(), 0)};
   m.run(0);
+}
+
+void Query::search(const EGraph& g, const OpIndex& index,
+                   const std::function<bool(std::span<const uint32_t>)>& yield,
+                   relations::Database* db, uint32_t since) const {
+  if (!atoms_.empty() && db == nullptr) return;  // no facts: no match
+  if (atoms_.empty() || since == 0) {
+    run_program(full_, g, index, yield, db, since);
+    return;
+  }
+  // Semi-naive: a match using several new facts is found once per new fact; rules' actions
+  // are idempotent, so the repeats cost time, never correctness.
+  bool go_on = true;
+  for (const Program& prog : delta_) {
+    if (!go_on) break;
+    run_program(
+        prog, g, index, [&](std::span<const uint32_t> row) { return go_on = yield(row); }, db,
+        since);
+  }
 }
 
 }  // namespace scalify::egraph

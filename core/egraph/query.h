@@ -9,6 +9,7 @@
 
 #include "egraph/egraph.h"
 #include "egraph/pattern.h"
+#include "relations/relation.h"
 
 namespace scalify::egraph {
 
@@ -28,10 +29,21 @@ class OpIndex {
   std::vector<ClassId> all_;
 };
 
-/// A conjunction of patterns over shared variables, e.g. the body of
-/// `?r = (all-reduce ?x), ?y = (exp ?x)`. Each pattern may name its root with a variable.
-/// Matches are rows of `width()` numbers: the class of every variable, then every payload
-/// variable.
+/// An argument of a relation atom in a query: a variable, a fixed value, or anything.
+struct AtomArg {
+  enum class Kind : uint8_t { kVar, kValue, kAny };
+  Kind kind = Kind::kAny;
+  uint32_t value = 0;  ///< kVar: the variable; kValue: the value
+};
+
+/// A conjunction of patterns and relation atoms over shared variables, e.g. the body of
+/// `?r = (all-reduce ?x), Partial(?x, ?X, tp, sum)`. Each pattern may name its root with a
+/// variable. Matches are rows of `width()` numbers: every variable's value (a class, or an
+/// atom's plain value), then every payload variable.
+///
+/// With atoms, search() can be semi-naive: given `since`, it returns only the matches that
+/// use at least one fact stamped `since` or later (one program per atom, that atom first and
+/// restricted to new facts, the rest joined in full).
 ///
 ///   Pattern p;  p.op(kT, {p.op(kT, {p.var(0)})});   // t(t(?x))
 ///   Query q;
@@ -44,15 +56,23 @@ class Query {
   /// Adds a pattern. Its variables are shared with the other patterns by index; `root_var`,
   /// if given, is a variable bound to the class the pattern's root matches.
   void add(const Pattern& pattern, std::optional<uint32_t> root_var = std::nullopt);
-  /// Compiles the patterns into the matching program; call once after the last add().
+  /// Adds the atom `relation(args…)` (a relation index of the Database searched).
+  void add_atom(uint32_t relation, std::vector<AtomArg> args);
+  /// Compiles the patterns and atoms into matching programs; call once after the last add.
   void compile();
 
   /// Calls `yield` with each match (stop early by returning false). Rows are transient.
+  /// `db` is needed when the query has atoms; `since` > 0 asks for the semi-naive delta.
   void search(const EGraph& g, const OpIndex& index,
-              const std::function<bool(std::span<const uint32_t>)>& yield) const;
-  /// Matches with the first pattern's root in class `root` only.
-  void search_class(const EGraph& g, ClassId root,
-                    const std::function<bool(std::span<const uint32_t>)>& yield) const;
+              const std::function<bool(std::span<const uint32_t>)>& yield,
+              relations::Database* db = nullptr, uint32_t since = 0) const;
+
+  bool has_atoms() const { return !atoms_.empty(); }
+  struct Atom {
+    uint32_t relation;
+    std::vector<AtomArg> args;
+  };
+  const std::vector<Atom>& atoms() const { return atoms_; }
 
   uint32_t var_count() const { return var_count_; }
   uint32_t payload_var_count() const { return payload_var_count_; }
@@ -60,23 +80,54 @@ class Query {
 
  private:
   struct Instr {
-    enum class Kind : uint8_t { kScanOp, kScanAll, kBind, kCompare, kBindPayload, kCheckPayload };
+    enum class Kind : uint8_t {
+      kScanOp,
+      kScanAll,
+      kBind,
+      kCompare,
+      kBindPayload,
+      kCheckPayload,
+      kFact,
+    };
     Kind kind;
     uint32_t reg = 0;    ///< kScan*: output; kBind: input; kCompare: one side
-    uint32_t other = 0;  ///< kBind: first output register; kCompare: other side
+    uint32_t other = 0;  ///< kBind: first output register; kCompare: other side; kFact: plan
     Symbol op = 0;
     uint32_t arity = 0;
     uint32_t payload = 0;  ///< kBind with has_payload; kBindPayload/kCheckPayload: the variable
     bool has_payload = false;
   };
+  /// How a fact instruction treats each column: bind a register, compare with one, compare
+  /// with a value, or ignore it.
+  struct ColumnPlan {
+    enum class Mode : uint8_t { kBind, kCompare, kValue, kAny };
+    Mode mode = Mode::kAny;
+    uint32_t value = 0;  ///< the register, or the value
+  };
+  struct AtomPlan {
+    uint32_t relation = 0;
+    bool delta = false;  ///< only facts stamped `since` or later
+    std::vector<ColumnPlan> columns;
+  };
+  struct Program {
+    std::vector<Instr> code;
+    std::vector<AtomPlan> atoms;
+    std::vector<uint32_t> var_reg;  ///< the register holding each variable
+    uint32_t registers = 0;
+  };
   struct Machine;
-  void compile_node(const Pattern& p, uint32_t node, uint32_t reg, std::vector<uint32_t>& var_reg,
-                    std::vector<bool>& payload_bound);
+  Program compile_program(std::optional<size_t> delta_atom) const;
+  void compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,
+                    std::vector<bool>& payload_bound) const;
+  void compile_atom(Program& prog, const Atom& atom, bool delta) const;
+  void run_program(const Program& prog, const EGraph& g, const OpIndex& index,
+                   const std::function<bool(std::span<const uint32_t>)>& yield,
+                   relations::Database* db, uint32_t since) const;
 
   std::vector<std::pair<Pattern, std::optional<uint32_t>>> patterns_;
-  std::vector<Instr> program_;
-  std::vector<uint32_t> var_reg_;  ///< the register holding each variable
-  uint32_t registers_ = 0;
+  std::vector<Atom> atoms_;
+  Program full_;                ///< patterns first, then atoms
+  std::vector<Program> delta_;  ///< one per atom, that atom first
   uint32_t var_count_ = 0;
   uint32_t payload_var_count_ = 0;
   bool compiled_ = false;

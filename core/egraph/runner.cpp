@@ -56,10 +56,9 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
   rule.guard = std::move(guard);
   const uint32_t vars = rule.query.var_count();
   rule.apply = [lhs, rhs, root, vars, type_of = std::move(type_of)](
-                   EGraph& g, std::span<const uint32_t> row, Reason reason,
-                   std::vector<Conflict>& conflicts) -> size_t {
-    return apply_rewrite(g, lhs, rhs, root, row.first(vars), row.subspan(vars), type_of, reason,
-                         conflicts);
+                   ApplyContext& context, std::span<const uint32_t> row) -> size_t {
+    return apply_rewrite(context.g, lhs, rhs, root, row.first(vars), row.subspan(vars), type_of,
+                         context.reason, context.conflicts);
   };
   return rule;
 }
@@ -92,6 +91,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   RunReport report;
   if (!g.clean()) g.rebuild();
   std::vector<Ban> bans(rules.size());
+  std::vector<uint32_t> since(rules.size(), 0);  ///< semi-naive: facts new to each rule
   std::vector<std::vector<uint32_t>> found(rules.size());
   std::vector<Conflict> conflicts;
 
@@ -129,12 +129,16 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         continue;
       }
       size_t matches = 0;
-      rules[r].query.search(g, index, [&](std::span<const uint32_t> row) {
-        if (rules[r].guard && !rules[r].guard(g, row)) return true;
-        found[r].insert(found[r].end(), row.begin(), row.end());
-        ++matches;
-        return true;
-      });
+      rules[r].query.search(
+          g, index,
+          [&](std::span<const uint32_t> row) {
+            if (rules[r].guard && !rules[r].guard(g, row)) return true;
+            found[r].insert(found[r].end(), row.begin(), row.end());
+            ++matches;
+            return true;
+          },
+          options.db, since[r]);
+      since[r] = static_cast<uint32_t>(iter + 1);
       it.rules[r].matches = matches;
       if (options.scheduling.backoff) {
         const size_t threshold = options.scheduling.match_limit << bans[r].times_banned;
@@ -156,6 +160,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
 
     // Apply every match, then restore the invariants once.
     phase = Clock::now();
+    if (options.db) options.db->set_stamp(static_cast<uint32_t>(iter + 1));
     size_t applied = 0;
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
@@ -163,8 +168,10 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         const std::span<const uint32_t> row(found[r].data() + at, width);
         const uint32_t logged = report.matches.append(row);
         const size_t before = conflicts.size();
-        const size_t changes = rules[r].apply(
-            g, row, Reason{Reason::Kind::kRule, static_cast<uint32_t>(r), logged}, conflicts);
+        ApplyContext context{g, options.db,
+                             Reason{Reason::Kind::kRule, static_cast<uint32_t>(r), logged},
+                             conflicts};
+        const size_t changes = rules[r].apply(context, row);
         for (size_t k = before; k < conflicts.size(); ++k) {
           report.conflicts.push_back({rules[r].name, conflicts[k]});
         }
@@ -177,6 +184,8 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
 
     phase = Clock::now();
     EGraph::Rebuilt rebuilt = g.rebuild();
+    // Facts about merged classes now name the canonical class: new to the rules joining them.
+    if (options.db) applied += options.db->canonicalize(g);
     it.rebuild_seconds = seconds_since(phase);
     it.congruence_merges = rebuilt.congruence_merges;
     for (const Conflict& c : rebuilt.conflicts) report.conflicts.push_back({"congruence", c});
@@ -185,6 +194,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     }
     it.classes_after = g.class_count();
     it.nodes_after = g.node_count();
+    it.facts_after = options.db ? options.db->fact_count() : 0;
     report.iterations.push_back(std::move(it));
 
     if (!report.conflicts.empty()) {

@@ -16,6 +16,16 @@
 
 namespace scalify::egraph {
 
+/// What a rule's action works on: the e-graph, the facts, the reason to record for each union
+/// or fact (kRule, the rule's index, and the match's number in the run's match log), and where
+/// to report the unions the e-graph refuses.
+struct ApplyContext {
+  EGraph& g;
+  relations::Database* db;
+  Reason reason;
+  std::vector<Conflict>& conflicts;
+};
+
 /// A rule as the runner sees it: a query, an optional guard on its matches, and an action per
 /// match. The rule compiler (core/rules) builds these from rule text.
 struct Rule {
@@ -23,12 +33,8 @@ struct Rule {
   Query query;
   /// Keeps a match (e.g. "?x is not the constant 0"); empty: keep every match.
   std::function<bool(const EGraph&, std::span<const uint32_t> row)> guard;
-  /// Applies one match and returns how many changes it made (unions, new facts). Unions must
-  /// carry `reason` (kRule, this rule's index, and the match's index in the run's match log);
-  /// unions the e-graph refuses go to `conflicts`.
-  std::function<size_t(EGraph&, std::span<const uint32_t> row, Reason reason,
-                       std::vector<Conflict>& conflicts)>
-      apply;
+  /// Applies one match and returns how many changes it made (unions, new facts).
+  std::function<size_t(ApplyContext& context, std::span<const uint32_t> row)> apply;
 };
 
 /// A rewrite `lhs => rhs`: every match of lhs is unioned with rhs instantiated under it.
@@ -76,6 +82,9 @@ struct Scheduling {
 
 struct RunOptions {
   Limits limits;
+  /// The facts rules join on and assert (needed by rules with relation atoms). Its stamp is
+  /// the iteration: facts added in iteration i are stamped i + 1.
+  relations::Database* db = nullptr;
   Scheduling scheduling;
   const std::atomic<bool>* cancel = nullptr;  ///< checked between rules
 };
@@ -94,6 +103,7 @@ struct Iteration {
   size_t classes_after = 0, nodes_after = 0;
   std::vector<RuleIteration> rules;
   size_t congruence_merges = 0;
+  size_t facts_after = 0;  ///< facts in the database at the end of the iteration
   double search_seconds = 0, apply_seconds = 0, rebuild_seconds = 0;
 };
 

@@ -111,8 +111,9 @@ bool has_symbol_leaf(const EGraph& g, const Vocabulary& vocab, ClassId c) {
 /// Compiles one rule (one direction of a birewrite).
 class RuleBuilder {
  public:
-  RuleBuilder(const RuleFile& file, Vocabulary& vocab, const TypeOracle& type_of)
-      : file_(file), vocab_(vocab), type_of_(type_of) {}
+  RuleBuilder(const RuleFile& file, Vocabulary& vocab, const TypeOracle& type_of,
+              relations::Database* db)
+      : file_(file), vocab_(vocab), type_of_(type_of), db_(db) {}
 
   Expected<egraph::Rule> rewrite(const std::string& name, const Term& lhs_term,
                                  const Term& rhs_term, const std::vector<Term>& guard_terms) {
@@ -139,15 +140,15 @@ class RuleBuilder {
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
     rule.apply = [shape, lhs, rhs, root, &vocab, type_of = type_of_](
-                     EGraph& g, std::span<const uint32_t> row, egraph::Reason reason,
-                     std::vector<egraph::Conflict>& conflicts) -> size_t {
+                     egraph::ApplyContext& context, std::span<const uint32_t> row) -> size_t {
       const std::span<const ClassId> subst = row.first(shape->class_vars);
       if (shape->rhs_attrs.empty()) {
-        return egraph::apply_rewrite(g, lhs, rhs, root, subst, row.subspan(shape->class_vars),
-                                     type_of, reason, conflicts);
+        return egraph::apply_rewrite(context.g, lhs, rhs, root, subst,
+                                     row.subspan(shape->class_vars), type_of, context.reason,
+                                     context.conflicts);
       }
-      return egraph::apply_rewrite(g, lhs, rhs, root, subst, shape->payloads(vocab, row), type_of,
-                                   reason, conflicts);
+      return egraph::apply_rewrite(context.g, lhs, rhs, root, subst, shape->payloads(vocab, row),
+                                   type_of, context.reason, context.conflicts);
     };
     return rule;
   }
@@ -157,7 +158,10 @@ class RuleBuilder {
     rule.name = syntax.name;
     for (const Item& item : syntax.body) {
       if (item.kind == Item::Kind::kAtom) {
-        return error(item.pos, "relation atoms are not supported by the engine yet");
+        auto atom = atom_args(item.atom, /*head=*/false);
+        if (!atom) return atom.error();
+        rule.query.add_atom(atom->first, std::move(atom->second));
+        continue;
       }
       Pattern p;
       if (auto e = lhs_node(p, item.term); !e) return e.error();
@@ -170,20 +174,35 @@ class RuleBuilder {
     shape->class_vars = rule.query.var_count();
     shape->lhs_payload_vars = rule.query.payload_var_count();
     next_payload_var_ = shape->lhs_payload_vars;
+    // Head items in order: a term to add (and union with a bound variable, or to name with a
+    // new one), or a fact to assert.
     struct Head {
       Pattern pattern;
-      std::optional<uint32_t> union_with;
+      std::optional<uint32_t> union_with, names;
+      std::optional<uint32_t> relation;
+      std::vector<egraph::AtomArg> args;
     };
     std::vector<Head> heads;
     for (const Item& item : syntax.head) {
-      if (item.kind == Item::Kind::kAtom) {
-        return error(item.pos, "relation atoms are not supported by the engine yet");
-      }
       Head head;
-      if (auto e = rhs_node(head.pattern, item.term, *shape); !e) return e.error();
-      if (item.kind == Item::Kind::kBind) head.union_with = class_var(item.var);
+      if (item.kind == Item::Kind::kAtom) {
+        auto atom = atom_args(item.atom, /*head=*/true);
+        if (!atom) return atom.error();
+        head.relation = atom->first;
+        head.args = std::move(atom->second);
+      } else {
+        if (auto e = rhs_node(head.pattern, item.term, *shape); !e) return e.error();
+        if (item.kind == Item::Kind::kBind) {
+          if (class_vars_.count(item.var)) {
+            head.union_with = class_vars_.at(item.var);
+          } else {
+            head.names = class_var(item.var);
+          }
+        }
+      }
       heads.push_back(std::move(head));
     }
+    const uint32_t env_size = next_class_var_;
     for (const Term& g : syntax.guards) {
       auto guard = compile_guard(g);
       if (!guard) return guard.error();
@@ -193,22 +212,36 @@ class RuleBuilder {
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
-    rule.apply = [shape, heads, &vocab, type_of = type_of_](
-                     EGraph& g, std::span<const uint32_t> row, egraph::Reason reason,
-                     std::vector<egraph::Conflict>& conflicts) -> size_t {
+    rule.apply = [shape, heads, env_size, &vocab, type_of = type_of_](
+                     egraph::ApplyContext& context, std::span<const uint32_t> row) -> size_t {
+      EGraph& g = context.g;
       const std::vector<uint32_t> payloads = shape->payloads(vocab, row);
+      std::vector<ClassId> env(row.begin(), row.begin() + shape->class_vars);
+      env.resize(env_size, egraph::kUnbound);
       size_t changes = 0;
       for (const Head& head : heads) {
+        if (head.relation) {
+          relations::Relation& rel = context.db->relation(*head.relation);
+          std::vector<uint32_t> fact;
+          for (size_t c = 0; c < head.args.size(); ++c) {
+            const egraph::AtomArg& a = head.args[c];
+            uint32_t v = a.kind == egraph::AtomArg::Kind::kVar ? env[a.value] : a.value;
+            if (rel.columns()[c] == relations::Column::kClass) v = g.find(v);
+            fact.push_back(v);
+          }
+          changes += rel.insert(fact, context.reason, context.db->stamp());
+          continue;
+        }
         const size_t before = g.id_count();
-        const ClassId built =
-            egraph::instantiate(g, head.pattern, row.first(shape->class_vars), type_of, payloads);
+        const ClassId built = egraph::instantiate(g, head.pattern, env, type_of, payloads);
+        if (head.names) env[*head.names] = g.find(built);
         if (!head.union_with) {
           changes += g.id_count() > before;
           continue;
         }
-        if (g.find(built) == g.find(row[*head.union_with])) continue;
-        if (auto conflict = g.merge(row[*head.union_with], built, reason)) {
-          conflicts.push_back(*conflict);
+        if (g.find(built) == g.find(env[*head.union_with])) continue;
+        if (auto conflict = g.merge(env[*head.union_with], built, context.reason)) {
+          context.conflicts.push_back(*conflict);
         } else {
           ++changes;
         }
@@ -221,6 +254,37 @@ class RuleBuilder {
  private:
   Diagnostic error(SourcePos pos, std::string message) const {
     return Diagnostic{file_.path, pos, std::move(message), ""};
+  }
+
+  /// A relation atom's relation index and arguments: variables, integers, words, `_`.
+  Expected<std::pair<uint32_t, std::vector<egraph::AtomArg>>> atom_args(const Atom& atom,
+                                                                        bool head) {
+    if (!db_) return error(atom.pos, "relation atoms need a fact database (none was given)");
+    const auto relation = db_->find(atom.relation);
+    if (!relation) return error(atom.pos, "relation '" + atom.relation + "' is not declared");
+    std::vector<egraph::AtomArg> args;
+    for (const Term& t : atom.args) {
+      egraph::AtomArg a;
+      if (t.kind == Term::Kind::kVar) {
+        if (head && !class_vars_.count(t.name)) {
+          return error(t.pos, "variable ?" + t.name + " is not bound");
+        }
+        a = {egraph::AtomArg::Kind::kVar, class_var(t.name)};
+      } else if (t.kind == Term::Kind::kNumber && t.is_integer) {
+        if (t.integer < INT32_MIN || t.integer > INT32_MAX) {
+          return error(t.pos, "a fact's integer must fit in 32 bits");
+        }
+        a = {egraph::AtomArg::Kind::kValue, static_cast<uint32_t>(static_cast<int32_t>(t.integer))};
+      } else if (t.kind == Term::Kind::kWord && t.name == "_") {
+        a = {egraph::AtomArg::Kind::kAny, 0};
+      } else if (t.kind == Term::Kind::kWord) {
+        a = {egraph::AtomArg::Kind::kValue, vocab_.symbol(t.name)};
+      } else {
+        return error(t.pos, "a fact's argument is a variable, an integer or a word");
+      }
+      args.push_back(a);
+    }
+    return std::pair{*relation, std::move(args)};
   }
 
   uint32_t class_var(const std::string& name) {
@@ -425,6 +489,7 @@ class RuleBuilder {
   const RuleFile& file_;
   Vocabulary& vocab_;
   const TypeOracle& type_of_;
+  relations::Database* db_;
   std::unordered_map<std::string, uint32_t> class_vars_;
   std::unordered_map<std::string, uint32_t> attr_vars_;
   std::vector<AttrNode> lhs_attrs_;
@@ -439,8 +504,23 @@ std::vector<std::string> builtin_guard_names() {
 }
 
 Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
-                                      TypeOracle type_of) {
+                                      TypeOracle type_of, relations::Database* db) {
   CompiledRules out;
+  for (const RelationDecl& decl : file.relations) {
+    if (!db) {
+      return Diagnostic{file.path, decl.pos, "relations need a fact database (none was given)", ""};
+    }
+    std::vector<relations::Column> columns;
+    for (RelationDecl::Column c : decl.columns) {
+      columns.push_back(c == RelationDecl::Column::kClass ? relations::Column::kClass
+                        : c == RelationDecl::Column::kInt ? relations::Column::kInt
+                                                          : relations::Column::kWord);
+    }
+    auto declared = db->declare(decl.name, std::move(columns));
+    if (!declared) {
+      return Diagnostic{file.path, decl.pos, declared.error().message, ""};
+    }
+  }
   auto add = [&](Expected<egraph::Rule> rule, const Rule& syntax, bool reversed) -> bool {
     if (!rule) return false;
     out.origins.push_back({rule->name, file.path, syntax.pos, &syntax, reversed});
@@ -451,12 +531,12 @@ Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& 
     switch (syntax.kind) {
       case Rule::Kind::kRewrite:
       case Rule::Kind::kBirewrite: {
-        auto forward = RuleBuilder(file, vocab, type_of)
+        auto forward = RuleBuilder(file, vocab, type_of, db)
                            .rewrite(syntax.name, syntax.lhs, syntax.rhs, syntax.guards);
         if (!forward) return forward.error();
         add(std::move(forward), syntax, false);
         if (syntax.kind == Rule::Kind::kBirewrite) {
-          auto backward = RuleBuilder(file, vocab, type_of)
+          auto backward = RuleBuilder(file, vocab, type_of, db)
                               .rewrite(syntax.name + "-rev", syntax.rhs, syntax.lhs, syntax.guards);
           if (!backward) return backward.error();
           add(std::move(backward), syntax, true);
@@ -464,7 +544,7 @@ Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& 
         break;
       }
       case Rule::Kind::kRule: {
-        auto rule = RuleBuilder(file, vocab, type_of).datalog(syntax);
+        auto rule = RuleBuilder(file, vocab, type_of, db).datalog(syntax);
         if (!rule) return rule.error();
         add(std::move(rule), syntax, false);
         break;

@@ -8,6 +8,7 @@
 
 #include "egraph/runner.h"
 #include "egraph/vocabulary.h"
+#include "relations/relation.h"
 #include "rules/rule_ast.h"
 #include "support/expected.h"
 
@@ -38,8 +39,9 @@ using TypeOracle = std::function<egraph::TypeId(const egraph::ENode&)>;
 ///   egraph::Vocabulary vocab;
 ///   auto compiled = compile_rules(*file, vocab, [](const egraph::ENode&) { return 0u; });
 ///   egraph::run(g, compiled->rules, options);
+/// Relation declarations go into `db` (required when the file declares any).
 Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
-                                      TypeOracle type_of);
+                                      TypeOracle type_of, relations::Database* db = nullptr);
 
 /// The names of the built-in guards.
 std::vector<std::string> builtin_guard_names();

@@ -884,12 +884,16 @@ class Parser {
     VarSet body;
     for (const Item& item : rule.body) collect_vars(item, body);
     check_guard_vars(rule, body, "body");
+    // A head `?v = term` with a new ?v names the term it adds, for the head items after it
+    // (`=> ?D = (f ?A ?B), Rep(?d, ?D)`); with a bound ?v it joins the term to ?v's class.
     for (const Item& item : rule.head) {
+      if (item.kind == Item::Kind::kBind) {
+        if (auto v = first_unbound(item.term, body)) fail_var(*v, "in the head is not bound");
+        collect_vars(item, body);
+        continue;
+      }
       if (auto v = first_unbound(item, body)) {
-        const bool bind = item.kind == Item::Kind::kBind && v->pos == item.pos;
-        fail_var(*v, bind ? "is not bound by the body: a head '?v = term' joins the term to a "
-                            "class the body matched"
-                          : "in the head is not bound by the body");
+        fail_var(*v, "in the head is not bound by the body or an earlier '?v = term'");
       }
     }
   }

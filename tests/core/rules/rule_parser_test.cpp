@@ -500,17 +500,17 @@ TEST_CASE("rule parser: errors point at the offending token", "[rules][errors]")
        "variable '?z' in a guard is not bound by the left-hand side"},
       {r + "rule a: Rep(?x, ?X) => Rep(?y, ?X)",
        {4, 28},
-       "variable '?y' in the head is not bound by the body"},
+       "variable '?y' in the head is not bound by the body or an earlier '?v = term'"},
       {r + "rule a: Rep(?x, ?X) if (p ?z) => Rep(?x, ?X)",
        {4, 27},
        "variable '?z' in a guard is not bound by the body"},
-      {r + "rule a: Rep(?x, ?X) => ?y = (f ?X)",
-       {4, 24},
-       "variable '?y' is not bound by the body: a head '?v = term' joins the term to a class "
-       "the body matched"},
+      {r + "rule a: Rep(?x, ?X) => ?y = (f ?Z)", {4, 32}, "variable '?Z' in the head is not bound"},
+      {r + "rule a: Rep(?x, ?X) => Rep(?y, ?X), ?y = (f ?X)",
+       {4, 28},
+       "variable '?y' in the head is not bound by the body or an earlier '?v = term'"},
       {r + "rule a: ?r = (f ?x) => (g ?r ?q)",
        {4, 30},
-       "variable '?q' in the head is not bound by the body"},
+       "variable '?q' in the head is not bound by the body or an earlier '?v = term'"},
   };
   for (const Case& c : cases) {
     INFO(c.text);
