@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "egraph/runner.h"
+#include "relations/fact_proof.h"
 #include "rules/rule_compiler.h"
 #include "rules/rule_parser.h"
 
@@ -91,6 +92,23 @@ rule rep-add: ?d = (add ?x ?y), Rep(?x, ?X), Rep(?y, ?Y) => ?D = (add ?X ?Y), Re
   const ClassId D = s.add("(add (exp A) B)");
   CHECK(s.holds("Rep", {d, D}));
   CHECK(s.rel("Rep").size() == 4);  // a, b, exp a, the sum
+
+  // Its proof: rep-add from Rep(exp a, exp A) (by rep-exp from the axiom) and the axiom on b.
+  const uint32_t rep = *s.db.find("Rep");
+  const auto fact = s.rel("Rep").find(std::vector<uint32_t>{s.g.find(d), s.g.find(D)});
+  REQUIRE(fact >= 0);
+  auto proof = relations::explain_fact(s.db, s.g, s.compiled.rules, report.matches, rep,
+                                       static_cast<uint32_t>(fact));
+  REQUIRE(proof);
+  const std::string text = relations::fact_proof_to_text(*proof, s.db);
+  INFO(text);
+  CHECK(proof->by == "rep-add");
+  REQUIRE(proof->premises.size() == 2);
+  CHECK(proof->premises[0].by == "rep-exp");
+  REQUIRE(proof->premises[0].premises.size() == 1);
+  CHECK(proof->premises[0].premises[0].by == "axiom:0");
+  CHECK(proof->premises[1].by == "axiom:0");
+  CHECK(relations::fact_proof_to_json(*proof, s.db)["premises"].as_array().size() == 2);
 }
 
 TEST_CASE("relations: facts about merged classes fire rules that join on the merge",
