@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inspect_command.h"
+#include "rules_command.h"
 
 namespace {
 
@@ -24,6 +25,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"inspect", scalify::cli::kInspectUsage, scalify::cli::kInspectHelp, scalify::cli::run_inspect},
+    {"rules", scalify::cli::kRulesUsage, scalify::cli::kRulesHelp, scalify::cli::run_rules},
 };
 
 void print_usage(std::ostream& os) {

@@ -12,29 +12,55 @@ bool node_less(const ENode& a, const ENode& b) {
 
 }  // namespace
 
-ClassId EGraph::insert_new(ENode node, ENode canonical, TypeId type) {
+ClassId EGraph::open_class(ENode exact) {
   const ClassId id = uf_.make_set();
-  const uint32_t constant = make_constant(canonical);
-  classes_.push_back(EClass{type, constant, {canonical}, {}});
-  node_of_id_.push_back(std::move(node));
+  classes_.emplace_back();
+  has_constant_.push_back(false);
+  if (explanations_) exact_.push_back(std::move(exact));
   ++live_classes_;
-  const Children& children = canonical.children;
+  const ENode& node = memo_.key(id);
+  const Children& children = node.children;
   for (size_t i = 0; i < children.size(); ++i) {
     // A node using the same child twice is one parent of it, not two.
     if (std::find(children.begin(), children.begin() + i, children[i]) != children.begin() + i) {
       continue;
     }
-    classes_[children[i]].parents.push_back(id);
+    new_parents_.push_back(ParentEdge{children[i], id});
   }
-  memo_.insert(id, std::move(canonical));
-  if (constant != kNoConstant) settle_constant(id, id);
+  if (!lists_stale_) {
+    classes_[id].nodes = static_cast<uint32_t>(node_lists_.size());
+    node_lists_.push_back({node});
+  }
   return id;
 }
 
-ClassId EGraph::add_alias(ENode node, ClassId existing) {
+std::vector<ClassId>& EGraph::parents_of(EClass& c) {
+  if (c.parents == kNoList) {
+    if (free_parent_lists_.empty()) {
+      c.parents = static_cast<uint32_t>(parent_lists_.size());
+      parent_lists_.emplace_back();
+    } else {
+      c.parents = free_parent_lists_.back();
+      free_parent_lists_.pop_back();
+    }
+  }
+  return parent_lists_[c.parents];
+}
+
+void EGraph::fold_new(ClassId id) {
+  if (!folding_) return;
+  const uint32_t constant = make_constant(memo_.key(id));
+  if (constant == kNoConstant) return;
+  set_constant(id, constant);
+  settle_constant(id, id);
+}
+
+ClassId EGraph::add_alias(ENode node, ENode canonical, ClassId existing) {
   const ClassId id = uf_.make_set();
   classes_.emplace_back();
-  node_of_id_.push_back(std::move(node));
+  has_constant_.push_back(false);
+  exact_.push_back(std::move(node));
+  memo_.set_key(id, std::move(canonical));
   uf_.link(find(existing), id);
   unions_.push_back(UnionRecord{existing, id, Reason{Reason::Kind::kCongruence, 0, 0}});
   return id;
@@ -42,6 +68,7 @@ ClassId EGraph::add_alias(ENode node, ClassId existing) {
 
 std::optional<ClassId> EGraph::lookup_node(ENode node) const {
   for (ClassId& c : node.children) c = find(c);
+  sort_if_ac(node);
   return memo_.find(node);
 }
 
@@ -63,7 +90,7 @@ std::vector<ClassId> EGraph::class_ids() const {
 size_t EGraph::visible_node_count() const {
   size_t n = 0;
   for (ClassId c = 0; c < uf_.size(); ++c) {
-    if (find(c) == c) n += classes_[c].nodes.size();
+    if (uf_.is_root(c)) n += nodes(c).size();
   }
   return n;
 }
@@ -81,8 +108,17 @@ uint32_t EGraph::make_constant(const ENode& node) {
     many.resize(node.children.size());
     constants = many;
   }
-  for (size_t i = 0; i < node.children.size(); ++i) constants[i] = constant_of(node.children[i]);
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    // Most classes have no constant: the bit says so without loading the class.
+    const ClassId c = find(node.children[i]);
+    constants[i] = has_constant_[c] ? classes_[c].constant : kNoConstant;
+  }
   return folding_->fold(node, constants);
+}
+
+void EGraph::set_constant(ClassId root, uint32_t constant) {
+  classes_[root].constant = constant;
+  has_constant_[root] = true;
 }
 
 void EGraph::settle_constant(ClassId c, std::optional<ClassId> folded) {
@@ -96,10 +132,8 @@ void EGraph::settle_constant(ClassId c, std::optional<ClassId> folded) {
     }
     return;  // the merge settled the merged class
   }
-  if (folding_->prune) {
-    std::vector<ENode>& nodes = classes_[find(root)].nodes;
-    std::erase_if(nodes, [](const ENode& n) { return !n.children.empty(); });
-  }
+  // Pruned, as its constant says. Node lists are remade (pruned) by rebuild() after merges;
+  // until the first merge, a class whose constant settles here has only its leaf anyway.
 }
 
 std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
@@ -111,62 +145,142 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
   if (ca.constant != kNoConstant && cb.constant != kNoConstant && ca.constant != cb.constant) {
     return Conflict{ra, rb, ca.type, cb.type, ca.constant, cb.constant};
   }
-  unions_.push_back(UnionRecord{a, b, reason});
-  // The side that did not know the constant has parents whose own constants may now fold.
-  if (ca.constant == kNoConstant && cb.constant != kNoConstant) {
-    analysis_pending_.insert(analysis_pending_.end(), ca.parents.begin(), ca.parents.end());
-  } else if (cb.constant == kNoConstant && ca.constant != kNoConstant) {
-    analysis_pending_.insert(analysis_pending_.end(), cb.parents.begin(), cb.parents.end());
-  }
-  const uint32_t constant = ca.constant != kNoConstant ? ca.constant : cb.constant;
-  // The class with more parents stays root: only the other's parents need repair, and the
-  // smaller lists are the ones copied.
-  const bool a_bigger = ca.parents.size() + ca.nodes.size() >= cb.parents.size() + cb.nodes.size();
+  if (explanations_) unions_.push_back(UnionRecord{a, b, reason});  // only proofs read them
+  // The class with more parents stays root: only the other's parents need repair (their
+  // children are no longer canonical), and the smaller list is the one copied.
+  const bool a_bigger = ca.parent_count >= cb.parent_count;
   const ClassId root = a_bigger ? ra : rb;
   const ClassId gone = a_bigger ? rb : ra;
   uf_.link(root, gone);
   EClass& into = classes_[root];
   EClass& from = classes_[gone];
-  // The children of the merged-away class's parents are no longer canonical.
-  pending_.insert(pending_.end(), from.parents.begin(), from.parents.end());
-  into.nodes.insert(into.nodes.end(), std::make_move_iterator(from.nodes.begin()),
-                    std::make_move_iterator(from.nodes.end()));
-  into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
-  into.constant = constant;
-  from = EClass{};
+  merged_.push_back(Merged{root, gone, into.constant == kNoConstant, from.constant == kNoConstant});
+  if (into.constant == kNoConstant && from.constant != kNoConstant) {
+    set_constant(root, from.constant);
+  }
+  into.parent_count += from.parent_count;
+  lists_stale_ = true;
   --live_classes_;
-  dirty_.push_back(root);
-  if (constant != kNoConstant) settle_constant(root, std::nullopt);
+  if (into.constant != kNoConstant) settle_constant(root, std::nullopt);
   return std::nullopt;
+}
+
+void EGraph::collect_parents() {
+  // Each list is met at random: it is requested a few entries ahead (see rebuild()).
+  constexpr size_t kAhead = 8;
+  auto prefetch_list = [this](ClassId c) {
+    const EClass& cls = classes_[c];
+    if (cls.parents != kNoList) __builtin_prefetch(&parent_lists_[cls.parents]);
+  };
+  // New nodes' edges go to the lists of the classes their children had then (which the
+  // merges below carry on if those classes were merged since).
+  const size_t edges = new_parents_.size();
+  for (size_t i = 0; i < edges; ++i) {
+    if (i + 2 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 2 * kAhead].child]);
+    if (i + kAhead < edges) prefetch_list(new_parents_[i + kAhead].child);
+    const ParentEdge e = new_parents_[i];
+    EClass& cls = classes_[e.child];
+    parents_of(cls).push_back(e.parent);
+    ++cls.parent_count;
+  }
+  new_parents_.clear();
+  // Merges in their order: the parents of the class merged away have children that are no
+  // longer canonical; and the parents of a side that learned a constant may now fold.
+  const size_t merges = merged_.size();
+  for (size_t i = 0; i < merges; ++i) {
+    if (i + 2 * kAhead < merges) {
+      __builtin_prefetch(&classes_[merged_[i + 2 * kAhead].root]);
+      __builtin_prefetch(&classes_[merged_[i + 2 * kAhead].gone]);
+    }
+    if (i + kAhead < merges) {
+      prefetch_list(merged_[i + kAhead].root);
+      prefetch_list(merged_[i + kAhead].gone);
+    }
+    const Merged m = merged_[i];
+    EClass& root = classes_[m.root];
+    EClass& gone = classes_[m.gone];
+    const bool constant = classes_[find(m.root)].constant != kNoConstant;
+    if (constant && m.root_lacked_constant && root.parents != kNoList) {
+      const std::vector<ClassId>& parents = parent_lists_[root.parents];
+      analysis_pending_.insert(analysis_pending_.end(), parents.begin(), parents.end());
+    }
+    if (gone.parents == kNoList) continue;
+    std::vector<ClassId>& moved = parent_lists_[gone.parents];
+    pending_.insert(pending_.end(), moved.begin(), moved.end());
+    if (constant && m.gone_lacked_constant) {
+      analysis_pending_.insert(analysis_pending_.end(), moved.begin(), moved.end());
+    }
+    if (root.parents == kNoList) {
+      root.parents = gone.parents;
+    } else {
+      std::vector<ClassId>& kept = parent_lists_[root.parents];
+      if (kept.size() < moved.size()) std::swap(root.parents, gone.parents);  // append the shorter
+      std::vector<ClassId>& into = parent_lists_[root.parents];
+      std::vector<ClassId>& from = parent_lists_[gone.parents];
+      into.insert(into.end(), from.begin(), from.end());
+      from.clear();
+      free_parent_lists_.push_back(gone.parents);
+    }
+    gone.parents = kNoList;
+  }
+  merged_.clear();
+}
+
+bool EGraph::is_orphan(ClassId id) const {
+  return !orphans_.empty() && std::find(orphans_.begin(), orphans_.end(), id) != orphans_.end();
+}
+
+void EGraph::repair(ClassId id, Rebuilt& out) {
+  // A node that congruence already folded into another keeps no entry of its own.
+  if (!memo_.contains_id(id)) return;
+  ENode node = memo_.key(id);
+  canonicalize(node);
+  if (node == memo_.key(id)) return;  // already canonical (listed twice): it stands
+  memo_.erase(id);
+  const ClassId holder = memo_.insert(id, std::move(node));
+  if (holder == id || find(holder) == find(id)) return;
+  if (auto conflict = merge(holder, id, Reason{Reason::Kind::kCongruence, 0, 0})) {
+    out.conflicts.push_back(*conflict);
+    orphans_.push_back(id);
+  } else {
+    ++out.congruence_merges;
+  }
 }
 
 EGraph::Rebuilt EGraph::rebuild() {
   Rebuilt out;
-  while (!pending_.empty() || !analysis_pending_.empty()) {
+  std::vector<ClassId> batch;
+  for (collect_parents(); !pending_.empty() || !analysis_pending_.empty(); collect_parents()) {
     while (!pending_.empty()) {
-      const ClassId id = pending_.back();
-      pending_.pop_back();
-      dirty_.push_back(id);
-      // A node that congruence already folded into another keeps no entry of its own.
-      if (!memo_.erase(id)) continue;
-      ENode node = node_of_id_[id];
-      canonicalize(node);
-      if (auto existing = memo_.find(node)) {
-        if (find(*existing) != find(id)) {
-          if (auto conflict = merge(*existing, id, Reason{Reason::Kind::kCongruence, 0, 0})) {
-            out.conflicts.push_back(*conflict);
-          } else {
-            ++out.congruence_merges;
-          }
+      // The pending ids are scattered over memory: each repair would wait for its node, then
+      // its children's union-find entries, then its hash-cons slots. So the loop requests
+      // them a few repairs ahead, in that order. Merges queue their ids for the next batch.
+      constexpr size_t kAhead = 4;
+      batch.swap(pending_);
+      const size_t n = batch.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (i + 3 * kAhead < n) memo_.prefetch_key(batch[i + 3 * kAhead]);
+        if (i + 2 * kAhead < n && memo_.contains_id(batch[i + 2 * kAhead])) {
+          for (ClassId c : memo_.key(batch[i + 2 * kAhead]).children) uf_.prefetch(c);
         }
-      } else {
-        memo_.insert(id, std::move(node));
+        if (i + kAhead < n && memo_.contains_id(batch[i + kAhead])) {
+          ENode ahead = memo_.key(batch[i + kAhead]);
+          memo_.prefetch(ahead);  // its slot, to erase
+          canonicalize(ahead);
+          memo_.prefetch(ahead);  // where its canonical form goes
+        }
+        repair(batch[i], out);
       }
+      batch.clear();
+      collect_parents();
     }
     while (!analysis_pending_.empty()) {
       const ClassId id = analysis_pending_.back();
       analysis_pending_.pop_back();
-      ENode node = node_of_id_[id];
+      // A node without an entry computes what the congruent node holding it does (which is a
+      // parent of the same classes, so it is in this list too).
+      if (!memo_.contains_id(id) && !is_orphan(id)) continue;
+      ENode node = memo_.key(id);
       canonicalize(node);
       const uint32_t constant = make_constant(node);
       EClass& owner = classes_[find(id)];
@@ -176,23 +290,48 @@ EGraph::Rebuilt EGraph::rebuild() {
             Conflict{find(id), find(id), owner.type, owner.type, owner.constant, constant});
         continue;
       }
-      owner.constant = constant;
-      analysis_pending_.insert(analysis_pending_.end(), owner.parents.begin(), owner.parents.end());
+      set_constant(find(id), constant);
+      // (Parents of classes merged into it since the last collect_parents() follow then.)
+      if (owner.parents != kNoList) {
+        const std::vector<ClassId>& parents = parent_lists_[owner.parents];
+        analysis_pending_.insert(analysis_pending_.end(), parents.begin(), parents.end());
+      }
       settle_constant(id, id);
     }
   }
-  // Node lists of the classes involved: canonical children, sorted, each node once.
-  for (ClassId& c : dirty_) c = find(c);
-  std::sort(dirty_.begin(), dirty_.end());
-  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
-  for (ClassId c : dirty_) {
-    std::vector<ENode>& nodes = classes_[c].nodes;
-    for (ENode& n : nodes) canonicalize(n);
-    std::sort(nodes.begin(), nodes.end(), node_less);
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  }
-  dirty_.clear();
+  if (lists_stale_) rebuild_node_lists();
   return out;
+}
+
+void EGraph::rebuild_node_lists() {
+  // Lists are numbered by class in id order, reusing the vectors (and their capacity).
+  const auto ids = static_cast<ClassId>(uf_.size());
+  uint32_t lists = 0;
+  for (ClassId c = 0; c < ids; ++c) {
+    if (!uf_.is_root(c)) continue;
+    if (lists == node_lists_.size()) node_lists_.emplace_back();
+    node_lists_[lists].clear();
+    classes_[c].nodes = lists++;
+  }
+  node_lists_.resize(lists);
+  auto place = [this](ClassId id, const ENode& node) {
+    const EClass& cls = classes_[find(id)];
+    if (!pruned(cls) || node.children.empty()) node_lists_[cls.nodes].push_back(node);
+  };
+  // Each canonical node once: the ids holding hash-cons entries (plus orphans).
+  for (ClassId id = 0; id < ids; ++id) {
+    if (memo_.contains_id(id)) place(id, memo_.key(id));
+  }
+  for (ClassId id : orphans_) {
+    ENode node = memo_.key(id);
+    canonicalize(node);
+    place(id, node);
+  }
+  for (std::vector<ENode>& nodes : node_lists_) {
+    std::sort(nodes.begin(), nodes.end(), node_less);
+    if (!orphans_.empty()) nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  }
+  lists_stale_ = false;
 }
 
 }  // namespace scalify::egraph

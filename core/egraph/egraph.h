@@ -3,6 +3,7 @@
 // constant-folding analysis, and a log of every union with its reason (for proofs).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -90,17 +91,25 @@ class EGraph {
     return add_node_typed(std::move(node), [type](const ENode&) { return type; });
   }
   /// Like add_node(), typing a new node with `type_of(canonical node)`; an existing node is
-  /// found without calling it (one hash-cons lookup either way).
+  /// found without calling it (one hash-cons probe either way).
   template <class TypeOf>
   ClassId add_node_typed(ENode node, const TypeOf& type_of) {
-    ENode canonical = node;
-    canonicalize(canonical);
-    if (auto existing = memo_.find(canonical)) {
-      if (!explanations_ || node_of_id_[*existing].children == node.children) return *existing;
-      return add_alias(std::move(node), *existing);
+    ENode exact;
+    if (explanations_) exact = node;
+    canonicalize(node);
+    if (explanations_) {
+      if (auto existing = memo_.find(node)) {
+        if (exact_[*existing].children == exact.children) return *existing;
+        return add_alias(std::move(exact), std::move(node), *existing);
+      }
     }
-    const TypeId type = type_of(static_cast<const ENode&>(canonical));
-    return insert_new(std::move(node), std::move(canonical), type);
+    const auto fresh = static_cast<ClassId>(uf_.size());
+    const ClassId holder = memo_.insert(fresh, std::move(node));
+    if (holder != fresh) return holder;
+    const ClassId id = open_class(std::move(exact));
+    classes_[id].type = type_of(memo_.key(id));
+    fold_new(id);
+    return id;
   }
   /// The canonical class of `node` if the e-graph holds it.
   std::optional<ClassId> lookup(ENode node);
@@ -121,21 +130,41 @@ class EGraph {
   /// node lists, one hash-cons entry per node.
   Rebuilt rebuild();
 
+  /// Hints the processor to load what finding, typing and merging class c read: for callers
+  /// that know which classes they will use a few operations ahead (memory latency dominates
+  /// large e-graphs). Any id is allowed.
+  void prefetch(ClassId c) const {
+    if (c >= classes_.size()) return;
+    uf_.prefetch(c);
+    __builtin_prefetch(&classes_[c]);
+  }
   ClassId find(ClassId c) { return uf_.find(c); }
   ClassId find(ClassId c) const { return uf_.find_const(c); }
   TypeId type_of(ClassId c) const { return classes_[find(c)].type; }
   /// The constant class c is known to hold (kNoConstant if none; see ConstantFolding).
   uint32_t constant_of(ClassId c) const { return classes_[find(c)].constant; }
-  /// The nodes of class c: canonical and sorted by (op, payload, children) after rebuild().
-  const std::vector<ENode>& nodes(ClassId c) const { return classes_[find(c)].nodes; }
-  /// The node a node id was added as (its children as they were then: with explanations, the
-  /// ids of exact subterms).
-  const ENode& node_of_id(ClassId id) const { return node_of_id_[id]; }
+  /// The nodes of class c, canonical and sorted by (op, payload, children), while the e-graph
+  /// is clean (after rebuild(); adding nodes keeps it clean, merging does not).
+  const std::vector<ENode>& nodes(ClassId c) const {
+    const uint32_t list = classes_[find(c)].nodes;
+    return list == kNoList ? no_nodes_ : node_lists_[list];
+  }
+  /// The node a node id was added as. With explanations, exactly (its children are the ids of
+  /// exact subterms); without, its children may since have been replaced by equal classes.
+  const ENode& node_of_id(ClassId id) const { return explanations_ ? exact_[id] : memo_.key(id); }
 
   /// The canonical ids of all classes, ascending.
   std::vector<ClassId> class_ids() const;
 
   void set_constant_folding(ConstantFolding folding) { folding_ = std::move(folding); }
+  /// Declares operators associative and commutative: their nodes keep sorted operands (set
+  /// before adding nodes; see Vocabulary::ac_symbols()).
+  void set_ac(std::span<const Symbol> ops) {
+    for (Symbol s : ops) {
+      if (ac_.size() <= s) ac_.resize(s + 1, false);
+      ac_[s] = true;
+    }
+  }
   /// The operator of constant leaves, if constant folding is on.
   std::optional<Symbol> constant_op() const {
     return folding_ ? std::optional(folding_->constant_op) : std::nullopt;
@@ -148,43 +177,101 @@ class EGraph {
   size_t visible_node_count() const;
   /// Number of ids ever made (nodes added).
   size_t id_count() const { return uf_.size(); }
-  bool clean() const { return pending_.empty() && analysis_pending_.empty(); }
-  /// Every union performed, in order, with its reason.
+  bool clean() const {
+    return merged_.empty() && pending_.empty() && analysis_pending_.empty() && !lists_stale_;
+  }
+  /// With explanations, every union performed, in order, with its reason (the proof forest
+  /// explain() walks); without, none are kept.
   const std::vector<UnionRecord>& unions() const { return unions_; }
   /// Conflicts met outside rebuild() and merge() results (inside the analysis), to report.
   std::vector<Conflict> take_analysis_conflicts() { return std::exchange(analysis_conflicts_, {}); }
 
  private:
+  static constexpr uint32_t kNoList = 0xffffffffu;
+  /// 20 bytes per id (every node starts as its own class): the lists live apart, by index.
   struct EClass {
     TypeId type = 0;
     uint32_t constant = kNoConstant;
-    std::vector<ENode> nodes;
-    std::vector<ClassId> parents;  ///< ids of the nodes that use this class
+    uint32_t parents = kNoList;  ///< in parent_lists_: the ids of the nodes that use this class
+    uint32_t parent_count = 0;   ///< as of the last collect_parents()
+    uint32_t nodes = kNoList;    ///< in node_lists_
+  };
+  /// Node `parent` uses class `child` (which was canonical when the node was added).
+  struct ParentEdge {
+    ClassId child, parent;
+  };
+  /// A merge, and which sides lacked a constant before it.
+  struct Merged {
+    ClassId root, gone;
+    bool root_lacked_constant, gone_lacked_constant;
   };
   void canonicalize(ENode& node) {
     for (ClassId& c : node.children) c = uf_.find(c);
+    sort_if_ac(node);
   }
-  /// Adds a node whose canonical form is known to be absent.
-  ClassId insert_new(ENode node, ENode canonical, TypeId type);
-  /// A new id for `node`, equal by congruence to the stored node `existing`.
-  ClassId add_alias(ENode node, ClassId existing);
+  /// Operands of an associative-commutative operator are kept sorted: one node per multiset.
+  void sort_if_ac(ENode& node) const {
+    if (node.op < ac_.size() && ac_[node.op]) {
+      std::sort(node.children.begin(), node.children.end());
+    }
+  }
+  /// Makes the id and class of the node just inserted in the memo under the next id.
+  ClassId open_class(ENode exact);
+  /// Gives the new class `id` its constant, if its node folds to one.
+  void fold_new(ClassId id);
+  /// A new id for `node` (canonically `canonical`), equal by congruence to the stored node
+  /// `existing` (explanations only).
+  ClassId add_alias(ENode node, ENode canonical, ClassId existing);
   uint32_t make_constant(const ENode& node);
+  void set_constant(ClassId root, uint32_t constant);
   /// egg's `modify`: a constant class gets its constant leaf (merged with `folded`, the node
   /// whose folding found the constant, if any) and loses its non-leaf nodes.
   void settle_constant(ClassId c, std::optional<ClassId> folded);
+  /// Whether class c shows only its leaves to matching (see ConstantFolding::prune).
+  bool pruned(const EClass& c) const {
+    return c.constant != kNoConstant && folding_ && folding_->prune;
+  }
+  std::vector<ClassId>& parents_of(EClass& c);
+  /// Files the parent edges and merges logged since the last call: parents go to their
+  /// classes' lists, those of merged-away classes to pending_ (and, where a class learned a
+  /// constant, to analysis_pending_). Deferred to rebuild() so that adding and merging touch
+  /// no lists, and so that the lists are walked in a loop that can load them ahead.
+  void collect_parents();
+  /// Re-canonicalizes the hash-cons entry of node `id` (a pending parent), merging its class
+  /// with that of an equal node found there.
+  void repair(ClassId id, Rebuilt& out);
+  /// Whether `id` lost its hash-cons entry to a congruent node of a class it could not join.
+  bool is_orphan(ClassId id) const;
+  /// Rebuilds every class's node list from the hash-cons.
+  void rebuild_node_lists();
 
   UnionFind uf_;
-  std::vector<EClass> classes_;  ///< by id; meaningful at canonical ids
-  std::vector<ENode> node_of_id_;
-  HashCons memo_;                          ///< canonical node -> the id of the node that holds it
+  std::vector<EClass> classes_;     ///< by id; meaningful at canonical ids
+  std::vector<bool> has_constant_;  ///< by id: classes_[id].constant != kNoConstant
+  std::vector<std::vector<ClassId>> parent_lists_;
+  std::vector<uint32_t> free_parent_lists_;  ///< emptied lists, kept for their capacity
+  std::vector<std::vector<ENode>> node_lists_;
+  std::vector<ENode> no_nodes_;
+  /// Canonical node -> the id of the node that holds it; also every id's node (its last
+  /// canonical form), the one copy the e-graph keeps besides class node lists.
+  HashCons memo_;
+  std::vector<ENode> exact_;               ///< with explanations: every id's node as added
+  std::vector<ParentEdge> new_parents_;    ///< since the last collect_parents()
+  std::vector<Merged> merged_;             ///< since the last collect_parents()
   std::vector<ClassId> pending_;           ///< node ids whose children changed class
   std::vector<ClassId> analysis_pending_;  ///< node ids whose children's constants changed
-  std::vector<ClassId> dirty_;  ///< classes whose node lists need canonicalising and sorting
+  /// Ids whose congruence merge was refused (a type conflict): out of the hash-cons, but
+  /// still nodes of their class.
+  std::vector<ClassId> orphans_;
   std::vector<UnionRecord> unions_;
   std::vector<Conflict> analysis_conflicts_;
   std::optional<ConstantFolding> folding_;
   size_t live_classes_ = 0;
+  /// Merges made the class node lists stale: rebuild() remakes them all at once, and until
+  /// then adding a node does not maintain them.
+  bool lists_stale_ = false;
   bool explanations_ = false;
+  std::vector<bool> ac_;  ///< by symbol: associative-commutative
 };
 
 }  // namespace scalify::egraph

@@ -39,6 +39,34 @@ class Explainer {
     return term;
   }
 
+  uint32_t term_at(uint32_t term, std::span<const uint32_t> position) const {
+    for (uint32_t i : position) term = out_.terms.node(term).children[i];
+    return term;
+  }
+
+  bool pairwise_equal(std::span<const ClassId> a, std::span<const ClassId> b) const {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (g_.find(a[i]) != g_.find(b[i])) return false;
+    }
+    return true;
+  }
+
+  /// The order of the operands `a` whose classes are those of `b` (indices into `a`), if `a`
+  /// is a permutation of `b` as classes.
+  std::optional<std::vector<size_t>> reorder(std::span<const ClassId> a,
+                                             std::span<const ClassId> b) const {
+    std::vector<size_t> order;
+    std::vector<bool> used(a.size(), false);
+    for (ClassId want : b) {
+      size_t k = 0;
+      while (k < a.size() && (used[k] || g_.find(a[k]) != g_.find(want))) ++k;
+      if (k == a.size()) return std::nullopt;
+      used[k] = true;
+      order.push_back(k);
+    }
+    return order;
+  }
+
   uint32_t replace(uint32_t term, std::span<const uint32_t> position, uint32_t sub) {
     if (position.empty()) return sub;
     ENode node = out_.terms.node(term);
@@ -94,9 +122,24 @@ class Explainer {
           if (x.op != y.op || x.payload != y.payload || x.children.size() != y.children.size()) {
             return failure("internal: a congruence edge joins different operators");
           }
-          for (uint32_t i = 0; i < x.children.size(); ++i) {
+          // Operands in another order: the e-graph sorted an associative-commutative
+          // application; say so with a reordering step, then prove operand by operand.
+          std::vector<ClassId> from(x.children.begin(), x.children.end());
+          if (!pairwise_equal(from, y.children)) {
+            auto order = reorder(from, y.children);
+            if (!order) return failure("internal: congruent nodes with unequal operands");
+            ENode reordered = out_.terms.node(term_at(current, position));
+            const ENode before = reordered;
+            for (size_t i = 0; i < order->size(); ++i) {
+              from[i] = x.children[(*order)[i]];
+              reordered.children[i] = before.children[(*order)[i]];
+            }
+            current = replace(current, position, out_.terms.add(std::move(reordered)));
+            out_.steps.push_back({ProofStep::Kind::kReorder, 0, false, position, current});
+          }
+          for (uint32_t i = 0; i < from.size(); ++i) {
             position.push_back(i);
-            auto error = prove(x.children[i], y.children[i], position, current, depth + 1);
+            auto error = prove(from[i], y.children[i], position, current, depth + 1);
             position.pop_back();
             if (error) return error;
           }
@@ -121,10 +164,10 @@ class Explainer {
               return error;
             }
             current = replace(current, position, term_of(r.b));
-            out_.steps.push_back({Reason::Kind::kConstant, 0, false, position, current});
+            out_.steps.push_back({ProofStep::Kind::kConstant, 0, false, position, current});
           } else {
             current = replace(current, position, folded_form);
-            out_.steps.push_back({Reason::Kind::kConstant, 0, true, position, current});
+            out_.steps.push_back({ProofStep::Kind::kConstant, 0, true, position, current});
             if (auto error = prove_children(leaves, node.children, position, current, depth)) {
               return error;
             }
@@ -134,7 +177,9 @@ class Explainer {
         case Reason::Kind::kRule:
         case Reason::Kind::kAxiom:
           current = replace(current, position, term_of(next));
-          out_.steps.push_back({r.reason.kind, r.reason.rule, r.a != at, position, current});
+          out_.steps.push_back({r.reason.kind == Reason::Kind::kRule ? ProofStep::Kind::kRule
+                                                                     : ProofStep::Kind::kAxiom,
+                                r.reason.rule, r.a != at, position, current});
           break;
       }
       at = next;

@@ -24,12 +24,14 @@ class TermTable {
   std::unordered_map<ENode, uint32_t, ENodeHash> ids_;
 };
 
-/// One rewrite of a flat proof: the rule (or constant folding, or an axiom) applied at
-/// `position` (child indices from the root), and the whole term after it.
+/// One rewrite of a flat proof: the rule (or constant folding, an axiom, or a reordering of the
+/// operands of an associative-commutative operator) applied at `position` (child indices from
+/// the root), and the whole term after it.
 struct ProofStep {
-  Reason::Kind kind = Reason::Kind::kRule;  ///< kRule, kConstant or kAxiom
-  uint32_t rule = 0;                        ///< kRule: the rule's index; kAxiom: its number
-  bool backward = false;                    ///< right to left (a rule), or unfolding a constant
+  enum class Kind : uint8_t { kRule, kConstant, kAxiom, kReorder };
+  Kind kind = Kind::kRule;
+  uint32_t rule = 0;      ///< kRule: the rule's index; kAxiom: its number
+  bool backward = false;  ///< right to left (a rule), or unfolding a constant
   std::vector<uint32_t> position;
   uint32_t term = 0;
 };

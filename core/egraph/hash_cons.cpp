@@ -1,67 +1,78 @@
 #include "egraph/hash_cons.h"
 
+#include <bit>
+
 namespace scalify::egraph {
 
 std::optional<ClassId> HashCons::find(const ENode& node) const {
   if (slots_.empty()) return std::nullopt;
   const uint32_t hash = hash_of(node);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    const Slot& s = slots_[i];
+  for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+    const Slot s = slots_[i];
     if (s.id == kEmpty) return std::nullopt;
-    if (s.id != kTombstone && s.hash == hash && keys_[s.id] == node) return s.id;
+    if (s.hash == hash && keys_[s.id] == node) return s.id;
   }
 }
 
-void HashCons::insert(ClassId id, ENode node) {
-  if ((used_ + 1) * 2 >= slots_.size()) grow();  // at most half full: short probes
+ClassId HashCons::insert(ClassId id, ENode node) {
+  if ((size_ + 1) * 2 > slots_.size()) grow(slots_.empty() ? 64 : 2 * slots_.size());
   const uint32_t hash = hash_of(node);
-  if (id >= keys_.size()) {
-    keys_.resize(std::max<size_t>(id + 1, keys_.size() * 2));
-    present_.resize(keys_.size());
+  size_t i = hash & mask_;
+  for (; slots_[i].id != kEmpty; i = (i + 1) & mask_) {
+    if (slots_[i].hash == hash && keys_[slots_[i].id] == node) return slots_[i].id;
   }
-  keys_[id] = std::move(node);
+  make_key(id, std::move(node));
   present_[id] = true;
-  const size_t mask = slots_.size() - 1;
-  size_t i = hash & mask;
-  while (slots_[i].id != kEmpty && slots_[i].id != kTombstone) i = (i + 1) & mask;
-  if (slots_[i].id == kEmpty) ++used_;
   slots_[i] = Slot{hash, id};
   ++size_;
+  return id;
 }
 
 bool HashCons::erase(ClassId id) {
   if (!contains_id(id)) return false;
-  const uint32_t hash = hash_of(keys_[id]);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    if (slots_[i].id == id) {
-      slots_[i].id = kTombstone;
-      break;
+  size_t hole = hash_of(keys_[id]) & mask_;
+  while (slots_[hole].id != id) hole = (hole + 1) & mask_;
+  // Backward shift: move each following entry of the probe run into the hole unless its home
+  // slot lies after the hole (it would then be unreachable from its home).
+  for (size_t j = (hole + 1) & mask_; slots_[j].id != kEmpty; j = (j + 1) & mask_) {
+    const size_t home = slots_[j].hash & mask_;
+    if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+      slots_[hole] = slots_[j];
+      hole = j;
     }
-    if (slots_[i].id == kEmpty) break;  // unreachable while present_ is true
   }
+  slots_[hole] = Slot{};
   present_[id] = false;
-  keys_[id] = ENode{};
   --size_;
   return true;
 }
 
-void HashCons::grow() {
-  // Double when a quarter full of entries; otherwise the same size, clearing tombstones.
-  const size_t capacity = slots_.empty()               ? 64
-                          : size_ * 4 >= slots_.size() ? slots_.size() * 2
-                                                       : slots_.size();
+void HashCons::set_key(ClassId id, ENode node) { make_key(id, std::move(node)); }
+
+void HashCons::reserve(size_t entries, size_t ids) {
+  if (entries * 2 > slots_.size()) grow(std::bit_ceil(entries * 2));
+  keys_.reserve(ids);
+  present_.reserve(ids);
+}
+
+void HashCons::make_key(ClassId id, ENode node) {
+  if (id >= keys_.size()) {
+    keys_.resize(id + 1);  // geometric growth: ids come in ascending order
+    present_.resize(id + 1);
+  }
+  keys_[id] = std::move(node);
+}
+
+void HashCons::grow(size_t capacity) {
   std::vector<Slot> old = std::move(slots_);
   slots_.assign(capacity, Slot{});
-  const size_t mask = capacity - 1;
+  mask_ = capacity - 1;
   for (const Slot& s : old) {
-    if (s.id == kEmpty || s.id == kTombstone) continue;
-    size_t i = s.hash & mask;
-    while (slots_[i].id != kEmpty) i = (i + 1) & mask;
+    if (s.id == kEmpty) continue;
+    size_t i = s.hash & mask_;
+    while (slots_[i].id != kEmpty) i = (i + 1) & mask_;
     slots_[i] = s;
   }
-  used_ = size_;
 }
 
 }  // namespace scalify::egraph

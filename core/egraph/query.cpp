@@ -46,11 +46,12 @@ void Query::add_atom(uint32_t relation, std::vector<AtomArg> args) {
 }
 
 void Query::compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,
-                         std::vector<bool>& payload_bound) const {
+                         std::vector<bool>& payload_bound, std::span<const Symbol> ac) const {
   const Pattern::Node& n = p.nodes()[node];
   Instr bind{Instr::Kind::kBind, reg, prog.registers, n.op,
              static_cast<uint32_t>(n.children.size())};
   prog.registers += bind.arity;
+  bind.ac = bind.arity >= 2 && std::find(ac.begin(), ac.end(), n.op) != ac.end();
   if (n.payload_var) {
     bind.kind =
         payload_bound[*n.payload_var] ? Instr::Kind::kCheckPayload : Instr::Kind::kBindPayload;
@@ -73,7 +74,7 @@ void Query::compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_
   }
   for (uint32_t k = 0; k < bind.arity; ++k) {
     if (!p.nodes()[n.children[k]].is_var) {
-      compile_node(prog, p, n.children[k], bind.other + k, payload_bound);
+      compile_node(prog, p, n.children[k], bind.other + k, payload_bound, ac);
     }
   }
 }
@@ -98,7 +99,8 @@ void Query::compile_atom(Program& prog, const Atom& atom, bool delta) const {
   prog.atoms.push_back(std::move(plan));
 }
 
-Query::Program Query::compile_program(std::optional<size_t> delta_atom) const {
+Query::Program Query::compile_program(std::optional<size_t> delta_atom,
+                                      std::span<const Symbol> ac) const {
   Program prog;
   prog.var_reg.assign(var_count_, kNoReg);
   std::vector<bool> payload_bound(payload_var_count_, false);
@@ -126,16 +128,16 @@ Query::Program Query::compile_program(std::optional<size_t> delta_atom) const {
         prog.code.push_back(Instr{Instr::Kind::kCompare, reg, prog.var_reg[*v]});
       }
     }
-    if (!root.is_var) compile_node(prog, pattern, pattern.root(), reg, payload_bound);
+    if (!root.is_var) compile_node(prog, pattern, pattern.root(), reg, payload_bound, ac);
   }
   return prog;
 }
 
-void Query::compile() {
+void Query::compile(std::span<const Symbol> ac) {
   // Atoms before patterns: facts are few and bind the patterns' roots, which then need no scan.
-  full_ = compile_program(std::nullopt);
+  full_ = compile_program(std::nullopt, ac);
   delta_.clear();
-  for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a));
+  for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a, ac));
   compiled_ = true;
 }
 
@@ -193,9 +195,19 @@ struct Query::Machine {
             continue;
           }
           if (in.kind == Instr::Kind::kBindPayload) payloads[in.payload] = it->payload;
-          std::copy(it->children.begin(), it->children.end(), regs.begin() + in.other);
-          run(pc + 1);
-          if (stopped) return;
+          const auto out = regs.begin() + in.other;
+          std::copy(it->children.begin(), it->children.end(), out);
+          if (!in.ac) {
+            run(pc + 1);
+            if (stopped) return;
+            continue;
+          }
+          // Operands of an AC application match in every distinct order.
+          std::sort(out, out + in.arity);
+          do {
+            run(pc + 1);
+            if (stopped) return;
+          } while (std::next_permutation(out, out + in.arity));
         }
         return;
       }

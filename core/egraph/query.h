@@ -59,7 +59,9 @@ class Query {
   /// Adds the atom `relation(args…)` (a relation index of the Database searched).
   void add_atom(uint32_t relation, std::vector<AtomArg> args);
   /// Compiles the patterns and atoms into matching programs; call once after the last add.
-  void compile();
+  /// Applications of the `ac` operators (kept with sorted operands by the e-graph) match their
+  /// operands in any order.
+  void compile(std::span<const Symbol> ac = {});
 
   /// Calls `yield` with each match (stop early by returning false). Rows are transient.
   /// `db` is needed when the query has atoms; `since` > 0 asks for the semi-naive delta.
@@ -96,6 +98,7 @@ class Query {
     uint32_t arity = 0;
     uint32_t payload = 0;  ///< kBind with has_payload; kBindPayload/kCheckPayload: the variable
     bool has_payload = false;
+    bool ac = false;  ///< kBind*: try every order of the node's operands
   };
   /// How a fact instruction treats each column: bind a register, compare with one, compare
   /// with a value, or ignore it.
@@ -116,9 +119,9 @@ class Query {
     uint32_t registers = 0;
   };
   struct Machine;
-  Program compile_program(std::optional<size_t> delta_atom) const;
+  Program compile_program(std::optional<size_t> delta_atom, std::span<const Symbol> ac) const;
   void compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,
-                    std::vector<bool>& payload_bound) const;
+                    std::vector<bool>& payload_bound, std::span<const Symbol> ac) const;
   void compile_atom(Program& prog, const Atom& atom, bool delta) const;
   void run_program(const Program& prog, const EGraph& g, const OpIndex& index,
                    const std::function<bool(std::span<const uint32_t>)>& yield,

@@ -83,6 +83,19 @@ const AttrValue* Vocabulary::attr(uint32_t payload, std::string_view key) const 
   return nullptr;
 }
 
+void Vocabulary::set_ac(Symbol s) {
+  if (ac_.size() <= s) ac_.resize(s + 1, false);
+  ac_[s] = true;
+}
+
+std::vector<Symbol> Vocabulary::ac_symbols() const {
+  std::vector<Symbol> out;
+  for (Symbol s = 0; s < ac_.size(); ++s) {
+    if (ac_[s]) out.push_back(s);
+  }
+  return out;
+}
+
 uint32_t Vocabulary::constant_payload(double value) {
   if (value == 0) value = 0;  // one zero: -0.0 and 0.0 are the same constant
   if (auto it = constants_.find(value); it != constants_.end()) return it->second;

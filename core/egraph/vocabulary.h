@@ -48,6 +48,11 @@ class Vocabulary {
   /// The value of attribute `key` in a payload, or nullptr.
   const AttrValue* attr(uint32_t payload, std::string_view key) const;
 
+  /// Associative-commutative operators (`ac` in a rule file): kept n-ary with sorted operands.
+  void set_ac(Symbol s);
+  bool is_ac(Symbol s) const { return s < ac_.size() && ac_[s]; }
+  std::vector<Symbol> ac_symbols() const;
+
   Symbol constant_symbol() const { return constant_; }
   uint32_t constant_payload(double value);
   /// The constant's value if `payload` is `{value: x}` with x a number.
@@ -59,6 +64,7 @@ class Vocabulary {
   std::vector<Attrs> payloads_;
   std::unordered_map<std::string, uint32_t> payload_ids_;  ///< keyed by a canonical encoding
   std::unordered_map<double, uint32_t> constants_;
+  std::vector<bool> ac_;
   Symbol constant_ = 0;
 };
 

@@ -1,5 +1,5 @@
 // Tuples and ops that call computations: tuple, get-tuple-element, call, fusion, map, while,
-// conditional, and the custom calls known to be identities.
+// conditional, and the custom calls known to be identities (AwsNeuronRmsNorm: rms_norm.cpp).
 #include <array>
 
 #include "eval/internal.h"
@@ -144,9 +144,10 @@ Result eval_custom_call(const Op& op) {
   for (std::string_view identity : kIdentityTargets) {
     if (name == identity && op.arity() == 1) return op.operands[0];
   }
+  if (name == "AwsNeuronRmsNorm") return eval_rms_norm(op);
   return op.unsupported("custom call target \"" + name +
-                        "\" has no known semantics (only identities such as \"Sharding\" are "
-                        "evaluated)");
+                        "\" has no known semantics (the interpreter knows the identities such "
+                        "as \"Sharding\", and \"AwsNeuronRmsNorm\")");
 }
 
 }  // namespace scalify::eval::detail

@@ -14,9 +14,10 @@
 // real numbers (arithmetic, logic and shifts on integers and pred, exp/log/trigonometric/rounding
 // families, is-finite, erf), dot, convolution, reduce (variadic), reduce-window, map, call,
 // fusion, while, conditional, gather, scatter (with batching dimensions), opt-barrier,
-// add-dependency, domain, after-all (a token is the empty tuple), and the custom calls known to
-// be identities (`Sharding`, `AwsNeuronTransferWithStaticRing`). Bounded dynamic dimensions
-// (`<=N`) are evaluated at their bound.
+// add-dependency, domain, after-all (a token is the empty tuple), the custom calls known to
+// be identities (`Sharding`, `AwsNeuronTransferWithStaticRing`) and AWS Neuron's RMS norm
+// (`AwsNeuronRmsNorm`: x, weight, epsilon; backend_config the axis; see rms_norm.cpp). Bounded
+// dynamic dimensions (`<=N`) are evaluated at their bound.
 // Not supported (a clear error): collectives and partition-id/replica-id (they need the ranks),
 // other custom calls, sort, top-k, fft, linear algebra (cholesky, triangular-solve), ragged-dot,
 // select-and-scatter, batch-norm ops, random numbers, complex numbers, bitcast-convert,

@@ -144,6 +144,9 @@ Result eval_while(const Op& op);
 Result eval_conditional(const Op& op);
 Result eval_custom_call(const Op& op);
 
+// ---- rms_norm.cpp ----
+Result eval_rms_norm(const Op& op);  // custom-call AwsNeuronRmsNorm
+
 // ---- helpers shared by the families ----
 
 /// The computation that reduce, reduce-window, scatter and map-like ops apply to scalars. When it

@@ -13,14 +13,14 @@ std::string position_text(const std::vector<uint32_t>& position) {
 
 std::string step_name(const egraph::ProofStep& step, std::span<const RuleOrigin> origins) {
   switch (step.kind) {
-    case egraph::Reason::Kind::kRule:
+    case egraph::ProofStep::Kind::kRule:
       return step.rule < origins.size() ? origins[step.rule].name : "?";
-    case egraph::Reason::Kind::kConstant:
+    case egraph::ProofStep::Kind::kConstant:
       return "constant-folding";
-    case egraph::Reason::Kind::kAxiom:
+    case egraph::ProofStep::Kind::kAxiom:
       return "axiom:" + std::to_string(step.rule);
-    case egraph::Reason::Kind::kCongruence:
-      return "congruence";
+    case egraph::ProofStep::Kind::kReorder:
+      return "ac";
   }
   return "?";
 }

@@ -130,14 +130,57 @@ std::optional<std::string> check_guard(const Term& guard, const Subst& s) {
   return "its guard (" + guard.name + " …) does not hold";
 }
 
-/// Why `before` does not become `after` by `rule` (forward: lhs to rhs), or nothing if it does.
-std::optional<std::string> check_rewrite(const Rule& rule, bool backward, const Term& before,
+/// `t` with nested applications of a declared `ac` operator spliced into their parent, as the
+/// engine compiles rule sides: `(+ a (+ b c))` is `(+ a b c)`.
+Term flatten_ac(const Term& t, const RuleFile& rules) {
+  Term out = t;
+  if (t.kind != Term::Kind::kApply) return out;
+  const bool ac = std::any_of(rules.ac.begin(), rules.ac.end(),
+                              [&](const AcDecl& d) { return d.op == t.name; });
+  out.args.clear();
+  for (const Term& arg : t.args) {
+    Term flat = flatten_ac(arg, rules);
+    if (ac && flat.kind == Term::Kind::kApply && flat.name == t.name &&
+        same_attrs(flat.attrs, t.attrs)) {
+      for (Term& inner : flat.args) out.args.push_back(std::move(inner));
+    } else {
+      out.args.push_back(std::move(flat));
+    }
+  }
+  return out;
+}
+
+/// Why `after` is not `before` with the operands of an `ac` operator reordered.
+std::optional<std::string> check_reorder(const RuleFile& rules, const Term& before,
                                          const Term& after) {
+  if (before.kind != Term::Kind::kApply || after.kind != Term::Kind::kApply ||
+      before.name != after.name || !same_attrs(before.attrs, after.attrs) ||
+      before.args.size() != after.args.size()) {
+    return "a reordering keeps the operator and its attributes";
+  }
+  if (std::none_of(rules.ac.begin(), rules.ac.end(),
+                   [&](const AcDecl& d) { return d.op == before.name; })) {
+    return "'" + before.name + "' is not declared 'ac' in the rules";
+  }
+  std::vector<bool> used(after.args.size(), false);
+  for (const Term& a : before.args) {
+    bool found = false;
+    for (size_t j = 0; j < after.args.size() && !found; ++j) {
+      if (!used[j] && same(a, after.args[j])) used[j] = found = true;
+    }
+    if (!found) return "the operands after are not a permutation of those before";
+  }
+  return std::nullopt;
+}
+
+/// Why `before` does not become `after` by `rule` (forward: lhs to rhs), or nothing if it does.
+std::optional<std::string> check_rewrite(const RuleFile& rules, const Rule& rule, bool backward,
+                                         const Term& before, const Term& after) {
   if (rule.kind == Rule::Kind::kRule) return "'" + rule.name + "' is not a rewrite";
   // A one-way rewrite states an equality too: a proof may use it right to left (an explanation
   // walks a union from either end).
-  const Term& from = backward ? rule.rhs : rule.lhs;
-  const Term& to = backward ? rule.lhs : rule.rhs;
+  const Term from = flatten_ac(backward ? rule.rhs : rule.lhs, rules);
+  const Term to = flatten_ac(backward ? rule.lhs : rule.rhs, rules);
   Subst s;
   if (!match(from, before, s)) return "the term before does not match the rule's side";
   if (!match(to, after, s)) return "the term after is not the rule's other side";
@@ -239,6 +282,8 @@ Expected<size_t> check_proof(const json::Value& proof, const RuleFile& rules,
     std::optional<std::string> why;
     if (*by == "constant-folding") {
       why = check_fold(backward, *before, *after);
+    } else if (*by == "ac") {
+      why = check_reorder(rules, *before, *after);
     } else {
       auto rule = std::find_if(rules.rules.begin(), rules.rules.end(),
                                [&](const Rule& r) { return r.name == *by; });
@@ -252,7 +297,7 @@ Expected<size_t> check_proof(const json::Value& proof, const RuleFile& rules,
       if (rule == rules.rules.end()) return fail(where + ": no rule of that name");
       // `name-rev` is the right-to-left half of a birewrite: flip the direction.
       const bool rule_backward = backward != reversed_name;
-      why = check_rewrite(*rule, rule_backward, *before, *after);
+      why = check_rewrite(rules, *rule, rule_backward, *before, *after);
     }
     if (why) return fail(where + ": " + *why);
     current = std::move(next);

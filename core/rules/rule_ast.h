@@ -94,10 +94,19 @@ struct Rule {
   SourcePos pos;  ///< the keyword's position
 };
 
+/// `ac add multiply maximum`: operators that are associative and commutative. The e-graph
+/// keeps their applications in a canonical n-ary form (nested applications flattened, operands
+/// sorted) instead of rewriting with assoc/comm rules.
+struct AcDecl {
+  std::string op;
+  SourcePos pos;
+};
+
 /// A parsed rule file: its declarations in order.
 struct RuleFile {
   std::string path;  ///< as given to the parser, for messages
   std::vector<RelationDecl> relations;
+  std::vector<AcDecl> ac;
   std::vector<Rule> rules;
 };
 

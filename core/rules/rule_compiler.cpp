@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "egraph/pattern.h"
+#include "rules/attr_expr.h"
 
 namespace scalify::rules {
 namespace {
@@ -16,11 +17,13 @@ using egraph::EGraph;
 using egraph::Pattern;
 using egraph::Vocabulary;
 
-/// An attribute of a pattern node: a literal, or an attribute variable.
+/// An attribute of a pattern node: a literal, an attribute variable, or (right-hand side only)
+/// a call of an attribute function.
 struct AttrSpec {
   std::string key;
   std::optional<AttrValue> literal;
-  uint32_t var = 0;  ///< when !literal
+  uint32_t var = 0;              ///< when neither literal nor expr
+  std::optional<AttrExpr> expr;  ///< `(compose ?p ?q)`: computed per match
 };
 
 /// A pattern node whose payload is bound to payload variable `payload_var` and then checked
@@ -28,12 +31,34 @@ struct AttrSpec {
 struct AttrNode {
   uint32_t payload_var = 0;
   std::vector<AttrSpec> attrs;
+  bool constant = false;  ///< `(constant :value …)`: built as the numeric constant's payload
 };
 
 /// The attribute variables' values in one match.
 using AttrEnv = std::vector<const AttrValue*>;
 
 using Guard = std::function<bool(const EGraph&, std::span<const uint32_t> row, const AttrEnv&)>;
+
+/// What attribute expressions read from one match: its attribute values and its classes' types.
+class MatchScope final : public AttrScope {
+ public:
+  MatchScope(const EGraph& g, std::span<const uint32_t> row, const AttrEnv& env,
+             const TypeLookup& types)
+      : g_(g), row_(row), env_(env), types_(types) {}
+  const AttrValue* attr(uint32_t var) const override {
+    return var < env_.size() ? env_[var] : nullptr;
+  }
+  std::optional<ir::Type> type(uint32_t var) const override {
+    if (!types_ || var >= row_.size()) return std::nullopt;
+    return types_(g_.type_of(row_[var]));
+  }
+
+ private:
+  const EGraph& g_;
+  std::span<const uint32_t> row_;
+  const AttrEnv& env_;
+  const TypeLookup& types_;
+};
 
 /// What a compiled rule needs at match time; shared by its guard and its action.
 struct Shape {
@@ -43,6 +68,8 @@ struct Shape {
   std::vector<AttrNode> lhs_attrs;  ///< checked against the matched payloads
   std::vector<AttrNode> rhs_attrs;  ///< built per match (payload vars after the lhs ones)
   std::vector<Guard> guards;
+  TypeLookup types;       ///< for (shape ?x) and the like
+  bool computes = false;  ///< some right-hand side attribute is a function call
 
   /// Binds attribute variables from the matched payloads; false if a literal or a repeated
   /// variable disagrees.
@@ -72,27 +99,67 @@ struct Shape {
     for (const Guard& guard : guards) {
       if (!guard(g, row, env)) return false;
     }
+    if (!computes) return true;
+    // A function that does not apply (the inverse of a non-permutation, …) keeps the rule
+    // from firing on this match.
+    const MatchScope scope(g, row, env, types);
+    for (const AttrNode& node : rhs_attrs) {
+      for (const AttrSpec& spec : node.attrs) {
+        if (!spec.expr) continue;
+        const auto v = evaluate(*spec.expr, scope);
+        if (!v || (node.constant && !std::holds_alternative<int64_t>(*v) &&
+                   !std::holds_alternative<double>(*v))) {
+          return false;
+        }
+      }
+    }
     return true;
   }
 
   /// Payload variables for instantiating the right-hand side: the matched ones, then the
-  /// right-hand side's built ones.
-  std::vector<uint32_t> payloads(Vocabulary& vocab, std::span<const uint32_t> row) const {
+  /// right-hand side's built ones; nullopt if a computed attribute does not apply.
+  std::optional<std::vector<uint32_t>> payloads(const EGraph& g, Vocabulary& vocab,
+                                                std::span<const uint32_t> row) const {
     std::vector<uint32_t> out(row.begin() + class_vars, row.end());
     if (rhs_attrs.empty()) return out;
     AttrEnv env;
     bind(vocab, row, env);
+    const MatchScope scope(g, row, env, types);
     for (const AttrNode& node : rhs_attrs) {
       egraph::Attrs attrs;
       for (const AttrSpec& spec : node.attrs) {
-        attrs.emplace_back(spec.key, spec.literal ? *spec.literal : *env[spec.var]);
+        if (spec.literal) {
+          attrs.emplace_back(spec.key, *spec.literal);
+        } else if (spec.expr) {
+          auto v = evaluate(*spec.expr, scope);
+          if (!v) return std::nullopt;
+          attrs.emplace_back(spec.key, std::move(*v));
+        } else {
+          if (!env[spec.var]) return std::nullopt;
+          attrs.emplace_back(spec.key, *env[spec.var]);
+        }
       }
       if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
-      out[node.payload_var] = vocab.payload(std::move(attrs));
+      if (node.constant) {
+        const AttrValue& v = attrs.front().second;
+        const int64_t* i = std::get_if<int64_t>(&v);
+        const double* d = std::get_if<double>(&v);
+        if (!i && !d) return std::nullopt;
+        out[node.payload_var] = vocab.constant_payload(i ? static_cast<double>(*i) : *d);
+      } else {
+        out[node.payload_var] = vocab.payload(std::move(attrs));
+      }
     }
     return out;
   }
 };
+
+/// `(constant :value V)`: the numeric constant V (what a number in a term is), written with
+/// its value as an attribute so that a pattern can bind it or a right-hand side compute it.
+bool is_constant_form(const Term& t) {
+  return t.kind == Term::Kind::kApply && t.name == "constant" && t.args.empty() &&
+         t.attrs.size() == 1 && t.attrs[0].key == "value";
+}
 
 bool is_constant_zero(const EGraph& g, const Vocabulary& vocab, ClassId c) {
   const uint32_t k = g.constant_of(c);
@@ -108,12 +175,52 @@ bool has_symbol_leaf(const EGraph& g, const Vocabulary& vocab, ClassId c) {
   return false;
 }
 
+bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b);
+
+/// The operands of an application of an `ac` operator with nested applications of the same
+/// operator (and attributes) spliced in: `(+ a (+ b c))` has operands a, b, c.
+std::vector<const Term*> ac_operands(const Term& t, Vocabulary& vocab) {
+  std::vector<const Term*> out;
+  const bool ac = vocab.is_ac(vocab.symbol(t.name));
+  for (const Term& arg : t.args) {
+    if (ac && arg.kind == Term::Kind::kApply && arg.name == t.name &&
+        same_attrs(arg.attrs, t.attrs)) {
+      for (const Term* inner : ac_operands(arg, vocab)) out.push_back(inner);
+    } else {
+      out.push_back(&arg);
+    }
+  }
+  return out;
+}
+
+bool same_value(const Term& a, const Term& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Term::Kind::kNumber:
+      return a.number == b.number;
+    case Term::Kind::kList:
+      return a.list == b.list;
+    case Term::Kind::kApply:
+      return false;  // attribute calls are never merged
+    default:
+      return a.name == b.name;
+  }
+}
+
+bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || !same_value(a[i].value, b[i].value)) return false;
+  }
+  return true;
+}
+
 /// Compiles one rule (one direction of a birewrite).
 class RuleBuilder {
  public:
   RuleBuilder(const RuleFile& file, Vocabulary& vocab, const TypeOracle& type_of,
-              relations::Database* db)
-      : file_(file), vocab_(vocab), type_of_(type_of), db_(db) {}
+              const TypeLookup& types, relations::Database* db)
+      : file_(file), vocab_(vocab), type_of_(type_of), types_(types), db_(db) {}
 
   Expected<egraph::Rule> rewrite(const std::string& name, const Term& lhs_term,
                                  const Term& rhs_term, const std::vector<Term>& guard_terms) {
@@ -123,10 +230,11 @@ class RuleBuilder {
     egraph::Rule rule;
     rule.name = name;
     rule.query.add(lhs, root);
-    rule.query.compile();
+    rule.query.compile(vocab_.ac_symbols());
     auto shape = std::make_shared<Shape>();
     shape->class_vars = rule.query.var_count();
     shape->lhs_payload_vars = rule.query.payload_var_count();
+    shape->types = types_;
     next_payload_var_ = shape->lhs_payload_vars;
     Pattern rhs;
     if (auto e = rhs_node(rhs, rhs_term, *shape); !e) return e.error();
@@ -147,8 +255,10 @@ class RuleBuilder {
                                      row.subspan(shape->class_vars), type_of, context.reason,
                                      context.conflicts);
       }
-      return egraph::apply_rewrite(context.g, lhs, rhs, root, subst, shape->payloads(vocab, row),
-                                   type_of, context.reason, context.conflicts);
+      const auto payloads = shape->payloads(context.g, vocab, row);
+      if (!payloads) return 0;
+      return egraph::apply_rewrite(context.g, lhs, rhs, root, subst, *payloads, type_of,
+                                   context.reason, context.conflicts);
     };
     return rule;
   }
@@ -169,10 +279,11 @@ class RuleBuilder {
       if (item.kind == Item::Kind::kBind) root = class_var(item.var);
       rule.query.add(p, root);
     }
-    rule.query.compile();
+    rule.query.compile(vocab_.ac_symbols());
     auto shape = std::make_shared<Shape>();
     shape->class_vars = rule.query.var_count();
     shape->lhs_payload_vars = rule.query.payload_var_count();
+    shape->types = types_;
     next_payload_var_ = shape->lhs_payload_vars;
     // Head items in order: a term to add (and union with a bound variable, or to name with a
     // new one), or a fact to assert.
@@ -215,7 +326,9 @@ class RuleBuilder {
     rule.apply = [shape, heads, env_size, &vocab, type_of = type_of_](
                      egraph::ApplyContext& context, std::span<const uint32_t> row) -> size_t {
       EGraph& g = context.g;
-      const std::vector<uint32_t> payloads = shape->payloads(vocab, row);
+      const auto computed = shape->payloads(g, vocab, row);
+      if (!computed) return 0;
+      const std::vector<uint32_t>& payloads = *computed;
       std::vector<ClassId> env(row.begin(), row.begin() + shape->class_vars);
       env.resize(env_size, egraph::kUnbound);
       size_t changes = 0;
@@ -302,7 +415,7 @@ class RuleBuilder {
 
   /// An attribute value written in a rule: a literal or a variable.
   Expected<AttrSpec> attr_spec(const Term::Attr& attr, bool binding) {
-    AttrSpec spec{attr.key, std::nullopt, 0};
+    AttrSpec spec{attr.key, std::nullopt, 0, std::nullopt};
     const Term& v = attr.value;
     switch (v.kind) {
       case Term::Kind::kNumber:
@@ -327,10 +440,40 @@ class RuleBuilder {
         spec.var = it->second;
         return spec;
       }
-      case Term::Kind::kApply:
-        return error(v.pos, "unknown attribute function '" + v.name + "'");
+      case Term::Kind::kApply: {
+        if (binding) {
+          return error(v.pos, "an attribute function such as (" + v.name +
+                                  " …) computes a right-hand side's attribute; a pattern binds a "
+                                  "variable instead (test it with a guard)");
+        }
+        auto expr = compile_attr_expr(v, resolver(), file_.path);
+        if (!expr) return expr.error();
+        if (auto e = check_types_available(*expr); !e) return e.error();
+        spec.expr = std::move(*expr);
+        return spec;
+      }
     }
     return spec;
+  }
+
+  /// Resolves variable names in attribute expressions: attribute variables, then operands.
+  VarResolver resolver() const {
+    return [this](const std::string& name) -> std::optional<VarRef> {
+      if (auto it = attr_vars_.find(name); it != attr_vars_.end()) {
+        return VarRef{VarRef::Kind::kAttr, it->second};
+      }
+      if (auto it = class_vars_.find(name); it != class_vars_.end()) {
+        return VarRef{VarRef::Kind::kClass, it->second};
+      }
+      return std::nullopt;
+    };
+  }
+
+  Expected<bool> check_types_available(const AttrExpr& e) const {
+    if (!e.uses_types() || types_) return true;
+    return error(e.pos,
+                 "this reads an operand's type, but the rules were compiled without a type "
+                 "table (compile_rules' `types`)");
   }
 
   Expected<uint32_t> leaf(Pattern& p, const Term& t) {
@@ -353,9 +496,12 @@ class RuleBuilder {
       return p.var(class_var(t.name));
     }
     if (t.kind != Term::Kind::kApply) return leaf(p, t);
+    if (is_constant_form(t) && t.attrs[0].value.kind == Term::Kind::kNumber) {
+      return leaf(p, t.attrs[0].value);
+    }
     std::vector<uint32_t> children;
-    for (const Term& arg : t.args) {
-      auto child = lhs_node(p, arg);
+    for (const Term* arg : ac_operands(t, vocab_)) {
+      auto child = lhs_node(p, *arg);
       if (!child) return child.error();
       children.push_back(*child);
     }
@@ -382,9 +528,12 @@ class RuleBuilder {
       return p.var(it->second);
     }
     if (t.kind != Term::Kind::kApply) return leaf(p, t);
+    if (is_constant_form(t) && t.attrs[0].value.kind == Term::Kind::kNumber) {
+      return leaf(p, t.attrs[0].value);
+    }
     std::vector<uint32_t> children;
-    for (const Term& arg : t.args) {
-      auto child = rhs_node(p, arg, shape);
+    for (const Term* arg : ac_operands(t, vocab_)) {
+      auto child = rhs_node(p, *arg, shape);
       if (!child) return child.error();
       children.push_back(*child);
     }
@@ -399,6 +548,8 @@ class RuleBuilder {
     if (literal_only)
       return p.op(vocab_.symbol(t.name), std::move(children), literal_payload(node));
     node.payload_var = next_payload_var_++;
+    node.constant = is_constant_form(t);
+    for (const AttrSpec& spec : node.attrs) shape.computes = shape.computes || spec.expr;
     shape.rhs_attrs.push_back(node);
     return p.op_with_payload_var(vocab_.symbol(t.name), std::move(children), node.payload_var);
   }
@@ -472,6 +623,15 @@ class RuleBuilder {
       return Guard([a = *a, b = *b](const EGraph& eg, std::span<const uint32_t> row,
                                     const AttrEnv&) { return eg.find(row[a]) != eg.find(row[b]); });
     }
+    if (is_attr_guard(g.name)) {
+      auto expr = compile_attr_guard(g, resolver(), file_.path);
+      if (!expr) return expr.error();
+      if (auto e = check_types_available(*expr); !e) return e.error();
+      return Guard([expr = std::move(*expr), types = types_](
+                       const EGraph& eg, std::span<const uint32_t> row, const AttrEnv& env) {
+        return holds(expr, MatchScope(eg, row, env, types));
+      });
+    }
     std::string known;
     for (const std::string& name : builtin_guard_names())
       known += (known.empty() ? "" : ", ") + name;
@@ -479,7 +639,7 @@ class RuleBuilder {
   }
 
   void finish_guard(egraph::Rule& rule, const std::shared_ptr<Shape>& shape) {
-    if (shape->guards.empty() && shape->lhs_attrs.empty()) return;
+    if (shape->guards.empty() && shape->lhs_attrs.empty() && !shape->computes) return;
     const Vocabulary& vocab = vocab_;
     rule.guard = [shape, &vocab](const EGraph& g, std::span<const uint32_t> row) {
       return shape->accepts(g, vocab, row);
@@ -489,6 +649,7 @@ class RuleBuilder {
   const RuleFile& file_;
   Vocabulary& vocab_;
   const TypeOracle& type_of_;
+  const TypeLookup& types_;
   relations::Database* db_;
   std::unordered_map<std::string, uint32_t> class_vars_;
   std::unordered_map<std::string, uint32_t> attr_vars_;
@@ -500,12 +661,27 @@ class RuleBuilder {
 }  // namespace
 
 std::vector<std::string> builtin_guard_names() {
-  return {"not-zero", "is-const", "is-sym", "const-or-distinct-var", "distinct"};
+  std::vector<std::string> names = {"not-zero", "is-const", "is-sym", "const-or-distinct-var",
+                                    "distinct"};
+  for (const AttrFunction& f : attr_functions()) {
+    if (f.guard) names.emplace_back(f.name);
+  }
+  return names;
+}
+
+std::vector<std::string> builtin_attr_function_names() {
+  std::vector<std::string> names;
+  for (const AttrFunction& f : attr_functions()) {
+    if (!f.guard) names.emplace_back(f.name);
+  }
+  return names;
 }
 
 Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
-                                      TypeOracle type_of, relations::Database* db) {
+                                      TypeOracle type_of, relations::Database* db,
+                                      TypeLookup types) {
   CompiledRules out;
+  for (const AcDecl& ac : file.ac) vocab.set_ac(vocab.symbol(ac.op));
   for (const RelationDecl& decl : file.relations) {
     if (!db) {
       return Diagnostic{file.path, decl.pos, "relations need a fact database (none was given)", ""};
@@ -531,12 +707,12 @@ Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& 
     switch (syntax.kind) {
       case Rule::Kind::kRewrite:
       case Rule::Kind::kBirewrite: {
-        auto forward = RuleBuilder(file, vocab, type_of, db)
+        auto forward = RuleBuilder(file, vocab, type_of, types, db)
                            .rewrite(syntax.name, syntax.lhs, syntax.rhs, syntax.guards);
         if (!forward) return forward.error();
         add(std::move(forward), syntax, false);
         if (syntax.kind == Rule::Kind::kBirewrite) {
-          auto backward = RuleBuilder(file, vocab, type_of, db)
+          auto backward = RuleBuilder(file, vocab, type_of, types, db)
                               .rewrite(syntax.name + "-rev", syntax.rhs, syntax.lhs, syntax.guards);
           if (!backward) return backward.error();
           add(std::move(backward), syntax, true);
@@ -544,7 +720,7 @@ Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& 
         break;
       }
       case Rule::Kind::kRule: {
-        auto rule = RuleBuilder(file, vocab, type_of, db).datalog(syntax);
+        auto rule = RuleBuilder(file, vocab, type_of, types, db).datalog(syntax);
         if (!rule) return rule.error();
         add(std::move(rule), syntax, false);
         break;
@@ -599,8 +775,8 @@ Expected<egraph::ClassId> add_term(egraph::EGraph& g, egraph::Vocabulary& vocab,
       break;
     case Term::Kind::kApply: {
       node.op = vocab.symbol(term.name);
-      for (const Term& arg : term.args) {
-        auto child = add_term(g, vocab, arg, type_of, file);
+      for (const Term* arg : ac_operands(term, vocab)) {
+        auto child = add_term(g, vocab, *arg, type_of, file);
         if (!child) return child.error();
         node.children.push_back(*child);
       }

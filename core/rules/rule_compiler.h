@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "egraph/runner.h"
 #include "egraph/vocabulary.h"
+#include "ir/type.h"
 #include "relations/relation.h"
 #include "rules/rule_ast.h"
 #include "support/expected.h"
@@ -31,20 +33,34 @@ struct CompiledRules {
 /// How the compiled rules type the nodes their right-hand sides create.
 using TypeOracle = std::function<egraph::TypeId(const egraph::ENode&)>;
 
-/// Compiles every rule of `file`. Numbers in terms become `constant` leaves, words nullary
-/// operators, attributes payloads; guards must be built-in (see rules/README.md). Errors
-/// (an unknown guard, a list in term position, …) point at the rule text.
+/// What a type id of the e-graph means, for the attribute functions and guards that read an
+/// operand's type: `(shape ?x)`, `(rank ?x)`, `(dim ?x I)`, `(element-type ?x)`. nullopt for an
+/// unknown id (the rule then does not fire on that match).
+using TypeLookup = std::function<std::optional<ir::Type>(egraph::TypeId)>;
+
+/// Compiles every rule of `file`. Numbers in terms become `constant` leaves (as does
+/// `(constant :value V)`, whose V a pattern may bind and a right-hand side compute), words
+/// nullary operators, attributes payloads; a right-hand side's attribute may call an attribute
+/// function (`:dimensions (compose ?p ?q)`, computed per match); guards must be built-in (see
+/// rules/README.md). Errors (an unknown guard or function, a list in term position, …) point at
+/// the rule text.
 ///
 ///   auto file = parse_rules(text, "math.rules");
 ///   egraph::Vocabulary vocab;
 ///   auto compiled = compile_rules(*file, vocab, [](const egraph::ENode&) { return 0u; });
 ///   egraph::run(g, compiled->rules, options);
-/// Relation declarations go into `db` (required when the file declares any).
+/// Relation declarations go into `db` (required when the file declares any). `types` is needed
+/// by rules that read operands' types (`(shape ?x)` …); without it such a rule is an error.
 Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
-                                      TypeOracle type_of, relations::Database* db = nullptr);
+                                      TypeOracle type_of, relations::Database* db = nullptr,
+                                      TypeLookup types = {});
 
-/// The names of the built-in guards.
+/// The names of the built-in guards: operand guards (not-zero, …) then attribute guards
+/// (identity-permutation, equal, …).
 std::vector<std::string> builtin_guard_names();
+
+/// The names of the built-in attribute functions (compose, inverse, shape, …).
+std::vector<std::string> builtin_attr_function_names();
 
 /// Arithmetic constant folding for `+ - * /` (division by a non-zero constant), the analysis
 /// egg's math example uses; a result that is not a number is not folded.

@@ -67,7 +67,7 @@ bool is_rule_name(std::string_view s) {
 }
 
 bool is_decl_keyword(std::string_view s) {
-  return s == "relation" || s == "rewrite" || s == "birewrite" || s == "rule";
+  return s == "relation" || s == "rewrite" || s == "birewrite" || s == "rule" || s == "ac";
 }
 
 // Text for a message: control bytes as '?', long text cut.
@@ -367,13 +367,15 @@ class Parser {
     while (peek().kind != Tok::kEnd) {
       const Token& t = peek();
       if (t.kind != Tok::kWord || !is_decl_keyword(t.text)) {
-        fail_expected("'rewrite', 'birewrite', 'rule' or 'relation'");
+        fail_expected("'rewrite', 'birewrite', 'rule', 'relation' or 'ac'");
       }
       if (!t.line_start) {
         fail(t.pos, "'" + std::string(t.text) + "' must begin a line: one declaration per line");
       }
       if (t.text == "relation") {
         parse_relation();
+      } else if (t.text == "ac") {
+        parse_ac();
       } else {
         parse_rule();
       }
@@ -590,6 +592,24 @@ class Parser {
   }
 
   // relation IDENT '(' column {',' column} ')'
+  // ac OP OP …
+  void parse_ac() {
+    next();
+    if (at_end()) fail_expected("an operator name after 'ac'");
+    while (!at_end()) {
+      const Token& op = peek();
+      if (op.kind != Tok::kWord) fail_expected("an operator name");
+      for (const AcDecl& d : out_.ac) {
+        if (d.op == op.text) {
+          fail(op.pos,
+               "operator '" + std::string(op.text) + "' is already declared 'ac' at " + str(d.pos));
+        }
+      }
+      out_.ac.push_back({std::string(op.text), op.pos});
+      next();
+    }
+  }
+
   void parse_relation() {
     RelationDecl rel;
     rel.pos = next().pos;
@@ -631,7 +651,7 @@ class Parser {
     open_.pop_back();
     relations_.emplace(rel.name, out_.relations.size());
     out_.relations.push_back(std::move(rel));
-    expect_decl_end("'rewrite', 'birewrite', 'rule' or 'relation'");
+    expect_decl_end("'rewrite', 'birewrite', 'rule', 'relation' or 'ac'");
   }
 
   // rewrite / birewrite / rule NAME ':' …

@@ -7,6 +7,7 @@
 //   build/tests/bench/egg_math_bench --quick    # shorter runs (the ctest smoke test)
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -34,6 +35,13 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
+/// CPU time of this process: on a shared machine, steadier than the wall clock.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterations) {
   egraph::Vocabulary vocab;
   egraph::EGraph g;
@@ -53,7 +61,9 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 
   egraph::RunOptions options;
   options.limits.iterations = iterations;
+  const double cpu_start = cpu_seconds();
   const egraph::RunReport report = egraph::run(g, compiled->rules, options);
+  const double cpu = cpu_seconds() - cpu_start;
 
   std::printf("\n%s, %zu iterations (%zu rules)\n", w.expr, iterations, compiled->rules.size());
   std::printf("%5s %10s %10s %11s %10s %10s %10s %10s %10s\n", "iter", "classes", "egg", "e-nodes",
@@ -73,10 +83,10 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
   const bool full = iterations == w.iterations;
   std::printf(
       "end: %zu e-classes%s, %zu e-nodes (hash-cons), %zu visible to matching; "
-      "%.3f s, %.0f e-nodes/s; stop: %s\n",
+      "%.3f s (%.3f s of CPU), %.0f e-nodes/s; stop: %s\n",
       g.class_count(),
       full ? (g.class_count() == w.egg_final_classes ? " (= egg)" : " (egg differs)") : "",
-      g.node_count(), g.visible_node_count(), report.seconds,
+      g.node_count(), g.visible_node_count(), report.seconds, cpu,
       static_cast<double>(g.node_count()) / report.seconds, egraph::to_string(report.stop));
   if (full) same = same && g.class_count() == w.egg_final_classes;
   return same && report.iterations.size() == iterations;

@@ -284,8 +284,10 @@ TEST_CASE("rule parser: errors point at the offending token", "[rules][errors]")
   const std::string r = kRelations;  // 3 lines
   const std::vector<Case> cases = {
       // Declarations
-      {"foo", {1, 1}, "expected 'rewrite', 'birewrite', 'rule' or 'relation', found 'foo'"},
-      {"# c\n  (f ?x)", {2, 3}, "expected 'rewrite', 'birewrite', 'rule' or 'relation', found '('"},
+      {"foo", {1, 1}, "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found 'foo'"},
+      {"# c\n  (f ?x)",
+       {2, 3},
+       "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found '('"},
       {"rewrite a: ?x => ?x rewrite b: ?x => ?x",
        {1, 21},
        "'rewrite' must begin a line: one declaration per line"},
@@ -409,7 +411,7 @@ TEST_CASE("rule parser: errors point at the offending token", "[rules][errors]")
       {"relation R(class", {1, 17}, "unterminated '(' opened at 1:11"},
       {"relation R(class) foo",
        {1, 19},
-       "expected 'rewrite', 'birewrite', 'rule' or 'relation', found 'foo'"},
+       "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found 'foo'"},
       {"relation R(class)\nrelation R(int)", {2, 10}, "relation 'R' is already declared at 1:1"},
       // Facts
       {"rule a: Shrad(?x, ?X) => (f ?x)",

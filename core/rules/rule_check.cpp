@@ -1,0 +1,366 @@
+#include "rules/rule_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "eval/evaluator.h"
+#include "eval/random_values.h"
+#include "hlo/reader.h"
+#include "rules/hlo_emit.h"
+#include "rules/rule_print.h"
+#include "rules/tensor_sampler.h"
+#include "rules/tensor_term.h"
+
+namespace scalify::rules {
+namespace {
+
+using check::Binding;
+using check::RuleVars;
+using check::TNode;
+using check::Typed;
+
+/// A guard on operands (not-zero, is-const, …), judged on the instance's values.
+struct OperandGuard {
+  std::string name;
+  std::vector<uint32_t> vars;
+};
+
+/// A stable 64-bit hash of text (FNV-1a), to give every rule direction its own stream.
+uint64_t hash(std::string_view s, uint64_t h = 1469598103934665603ull) {
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// True if every number of `v` is NaN (an instance that says nothing: NaN equals NaN).
+bool all_nan(const eval::Value& v) {
+  if (v.is_tuple()) {
+    return std::all_of(v.elements().begin(), v.elements().end(), all_nan);
+  }
+  const std::vector<double>& d = v.tensor().data;
+  return !d.empty() && std::all_of(d.begin(), d.end(), [](double x) { return std::isnan(x); });
+}
+
+/// Why an instance was discarded.
+struct Reject {
+  std::string why;
+};
+
+class DirectionChecker {
+ public:
+  DirectionChecker(const RuleFile& file, const Rule& rule, bool reversed,
+                   const CheckOptions& options)
+      : file_(file), rule_(rule), reversed_(reversed), options_(options) {
+    out_.name = reversed ? rule.name + "-rev" : rule.name;
+  }
+
+  DirectionCheck run() {
+    if (!compile()) return out_;
+    Rng rng(mix(options_.seed ^ mix(hash(out_.name, hash(file_.path)))));
+    while (out_.trials < options_.trials && out_.attempts < options_.max_attempts) {
+      ++out_.attempts;
+      if (auto reject = attempt(rng)) {
+        ++out_.rejected;
+        out_.note = reject->why;
+      }
+      if (out_.counterexample) {
+        out_.verdict = Verdict::kFailed;
+        return out_;
+      }
+    }
+    out_.verdict = out_.trials > 0 ? Verdict::kPassed : Verdict::kNotInstantiated;
+    if (out_.trials > 0) out_.note.clear();
+    return out_;
+  }
+
+ private:
+  using Rng = check::Rng;
+
+  bool compile() {
+    std::vector<std::string> ac;
+    for (const AcDecl& d : file_.ac) ac.push_back(d.op);
+    const Term& from = reversed_ ? rule_.rhs : rule_.lhs;
+    const Term& to = reversed_ ? rule_.lhs : rule_.rhs;
+    auto lhs = check::compile_side(from, vars_, ac, file_.path);
+    if (!lhs) return give_up(lhs.error());
+    auto rhs = check::compile_side(to, vars_, ac, file_.path);
+    if (!rhs) return give_up(rhs.error());
+    lhs_ = std::move(*lhs);
+    rhs_ = std::move(*rhs);
+    const VarResolver resolve = [this](const std::string& name) { return vars_.resolve(name); };
+    for (const Term& g : rule_.guards) {
+      if (is_attr_guard(g.name)) {
+        auto e = compile_attr_guard(g, resolve, file_.path);
+        if (!e) return give_up(e.error());
+        attr_guards_.push_back(std::move(*e));
+        continue;
+      }
+      OperandGuard og{g.name, {}};
+      for (const Term& a : g.args) {
+        const auto ref = a.kind == Term::Kind::kVar ? vars_.resolve(a.name) : std::nullopt;
+        if (!ref || ref->kind != VarRef::Kind::kClass) {
+          return give_up(
+              Diagnostic{file_.path, a.pos, "guard '" + g.name + "' takes operand variables", ""});
+        }
+        og.vars.push_back(ref->index);
+      }
+      operand_guards_.push_back(std::move(og));
+    }
+    return true;
+  }
+
+  bool give_up(const Diagnostic& d) {
+    out_.note =
+        d.message + " (at " + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col) + ")";
+    out_.verdict = Verdict::kNotInstantiated;
+    return false;
+  }
+
+  /// One instance: nullopt when it was checked (agreeing, or a counterexample was recorded).
+  std::optional<Reject> attempt(Rng& rng) {
+    Binding b(vars_);
+    for (const OperandGuard& g : operand_guards_) {
+      if (g.name == "is-const") b.splat[g.vars[0]] = true;
+    }
+    check::sample_side(lhs_, check::random_type(rng), b, rng);
+    for (auto& t : b.types) {
+      if (!t) t = check::random_type(rng);
+    }
+    for (size_t i = 0; i < b.attrs.size(); ++i) {
+      if (!b.attrs[i]) return Reject{"no value could be chosen for ?" + vars_.attrs[i]};
+    }
+    auto lhs = check::type_side(lhs_, b);
+    if (auto* f = std::get_if<check::TypeFailure>(&lhs)) return Reject{"left side: " + f->why};
+    if (auto reject = operand_guards_hold(b)) return reject;
+    if (auto reject = attr_guards_hold(b, lhs)) return reject;
+    auto rhs = check::type_side(rhs_, b);
+    if (auto* f = std::get_if<check::TypeFailure>(&rhs)) {
+      // A right side whose attributes have no value is a rewrite that does not fire; one that
+      // does not type-check would put an ill-typed term in the e-graph: the rule is wrong (a
+      // guard is missing).
+      if (f->undefined) return Reject{"right side: " + f->why};
+      return compare(std::get<Typed>(lhs), nullptr, f->why, b, rng);
+    }
+    return compare(std::get<Typed>(lhs), &std::get<Typed>(rhs), "", b, rng);
+  }
+
+  std::optional<Reject> operand_guards_hold(const Binding& b) const {
+    for (const OperandGuard& g : operand_guards_) {
+      const bool two = g.vars.size() == 2;
+      bool holds = true;
+      if (g.name == "is-sym") {
+        holds = !b.splat[g.vars[0]];
+      } else if (g.name == "distinct" || g.name == "const-or-distinct-var") {
+        // Different variables hold independent random values; the same one, the same.
+        holds = two && g.vars[0] != g.vars[1];
+      }  // not-zero: random values are never 0; is-const: made so by sampling
+      if (!holds) return Reject{"guard " + g.name + " does not hold"};
+    }
+    return std::nullopt;
+  }
+
+  /// Attribute guards, after giving a guard `(equal ?v EXPR)` (or `(identity-permutation ?v)`,
+  /// `(ascending ?v)`) that fails its variable the value that makes it hold, then re-typing.
+  std::optional<Reject> attr_guards_hold(Binding& b, std::variant<Typed, check::TypeFailure>& lhs) {
+    for (int round = 0; round < 3; ++round) {
+      bool all = true, repaired = false;
+      for (const AttrExpr& g : attr_guards_) {
+        if (holds(g, check::BindingScope(b))) continue;
+        all = false;
+        repaired = repair(g, b) || repaired;
+      }
+      if (all) return std::nullopt;
+      if (!repaired) break;
+      lhs = check::type_side(lhs_, b);
+      if (auto* f = std::get_if<check::TypeFailure>(&lhs)) return Reject{"left side: " + f->why};
+    }
+    for (size_t i = 0; i < attr_guards_.size(); ++i) {
+      if (!holds(attr_guards_[i], check::BindingScope(b))) {
+        return Reject{"guard " + std::string(attr_guards_[i].fn->usage) + " does not hold"};
+      }
+    }
+    return std::nullopt;
+  }
+
+  static bool repair(const AttrExpr& g, Binding& b) {
+    auto var = [](const AttrExpr& e) {
+      return e.kind == AttrExpr::Kind::kAttrVar ? std::optional(e.var) : std::nullopt;
+    };
+    const std::string_view name = g.fn->name;
+    if (name == "equal") {
+      for (int side = 0; side < 2; ++side) {
+        const auto v = var(g.args[static_cast<size_t>(side)]);
+        if (!v) continue;
+        auto value = evaluate(g.args[static_cast<size_t>(1 - side)], check::BindingScope(b));
+        if (!value) continue;
+        b.attrs[*v] = std::move(*value);
+        return true;
+      }
+      return false;
+    }
+    const auto v = var(g.args[0]);
+    const auto* list =
+        v && b.attrs[*v] ? std::get_if<std::vector<int64_t>>(&*b.attrs[*v]) : nullptr;
+    if (!list) return false;
+    std::vector<int64_t> fixed = *list;
+    if (name == "identity-permutation") {
+      for (size_t i = 0; i < fixed.size(); ++i) fixed[i] = static_cast<int64_t>(i);
+    } else if (name == "ascending") {
+      std::sort(fixed.begin(), fixed.end());
+    } else {
+      return false;
+    }
+    b.attrs[*v] = egraph::AttrValue(std::move(fixed));
+    return true;
+  }
+
+  /// Evaluates both sides on the same random inputs (`rhs` null: it does not type-check, for
+  /// the reason `rhs_failure`) and records a counterexample if they differ.
+  std::optional<Reject> compare(const Typed& lhs, const Typed* rhs, const std::string& rhs_failure,
+                                const Binding& b, Rng& rng) {
+    const std::string lhs_hlo = check::to_hlo_module(lhs, vars_, b, "lhs");
+    const std::string rhs_hlo = rhs ? check::to_hlo_module(*rhs, vars_, b, "rhs") : "";
+    auto lm = hlo::read_module(lhs_hlo, "<left side>");
+    if (!lm) return Reject{"the HLO reader rejects the left side: " + lm.error().message};
+    std::optional<ir::Module> rm;
+    if (rhs) {
+      auto read = hlo::read_module(rhs_hlo, "<right side>");
+      if (!read) return Reject{"the HLO reader rejects the right side: " + read.error().message};
+      rm = std::move(*read);
+    }
+    std::vector<eval::Value> args;
+    for (size_t i = 0; i < vars_.operands.size(); ++i) {
+      eval::Value v = eval::random_value(*b.types[i], rng.engine());
+      if (b.splat[i] && !v.is_tuple() && !v.tensor().data.empty()) {
+        const double x = v.tensor().data.front();
+        std::fill(v.tensor().data.begin(), v.tensor().data.end(), x);
+      }
+      args.push_back(std::move(v));
+    }
+    auto lv = eval::evaluate(*lm, lm->entry_id, args);
+    if (!lv) return Reject{"evaluating the left side: " + lv.error().message};
+    std::optional<eval::Value> rv;
+    if (rm) {
+      auto value = eval::evaluate(*rm, rm->entry_id, args);
+      if (!value) return Reject{"evaluating the right side: " + value.error().message};
+      rv = std::move(*value);
+    }
+    if (all_nan(*lv)) return Reject{"the left side is NaN everywhere for these inputs"};
+    std::string why;
+    if (!rhs) {
+      why = "the right side does not type-check: " + rhs_failure;
+    } else if (!(lhs.type == rhs->type)) {
+      why = "the sides have different types: " + lhs.type.to_string(false) + " vs " +
+            rhs->type.to_string(false);
+    } else if (eval::all_close(*lv, *rv, options_.rtol, options_.atol, &why)) {
+      // Only a new instance counts: fifty rank-0 instances are one.
+      if (!seen_.insert(signature(b)).second) return Reject{"an instance already checked"};
+      ++out_.trials;
+      return std::nullopt;
+    }
+    Counterexample c;
+    for (size_t i = 0; i < vars_.operands.size(); ++i) {
+      c.operands.push_back(
+          {"?" + vars_.operands[i], b.types[i]->to_string(false), args[i].to_string()});
+    }
+    for (size_t i = 0; i < vars_.attrs.size(); ++i) {
+      c.attributes.emplace_back("?" + vars_.attrs[i], egraph::to_string(*b.attrs[i]));
+    }
+    c.lhs = check::to_string(lhs, vars_);
+    c.lhs_type = lhs.type.to_string(false);
+    c.lhs_value = lv->to_string();
+    if (rhs) {
+      c.rhs = check::to_string(*rhs, vars_);
+      c.rhs_type = rhs->type.to_string(false);
+      c.rhs_value = rv->to_string();
+    } else {
+      c.rhs = to_string(rule_.kind == Rule::Kind::kBirewrite && reversed_ ? rule_.lhs : rule_.rhs);
+      c.rhs_type = "(does not type-check)";
+    }
+    c.mismatch = why;
+    c.lhs_hlo = lhs_hlo;
+    c.rhs_hlo = rhs_hlo;
+    out_.counterexample = std::move(c);
+    return std::nullopt;
+  }
+
+  /// What tells instances apart: the operands' types and the attribute values.
+  std::string signature(const Binding& b) const {
+    std::string s;
+    for (size_t i = 0; i < b.types.size(); ++i) {
+      s += b.types[i]->to_string(false) + (b.splat[i] ? "=" : ";");
+    }
+    for (const auto& a : b.attrs) s += egraph::to_string(*a) + ";";
+    return s;
+  }
+
+  const RuleFile& file_;
+  const Rule& rule_;
+  bool reversed_;
+  const CheckOptions& options_;
+  DirectionCheck out_;
+  RuleVars vars_;
+  TNode lhs_, rhs_;
+  std::vector<OperandGuard> operand_guards_;
+  std::vector<AttrExpr> attr_guards_;
+  std::unordered_set<std::string> seen_;
+};
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::kFailed:
+      return 3;
+    case Verdict::kNotInstantiated:
+      return 2;
+    case Verdict::kPassed:
+      return 1;
+    case Verdict::kNotChecked:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kPassed:
+      return "passed";
+    case Verdict::kFailed:
+      return "failed";
+    case Verdict::kNotInstantiated:
+      return "could not instantiate";
+    case Verdict::kNotChecked:
+      return "not checked numerically yet";
+  }
+  return "";
+}
+
+std::vector<RuleCheck> check_rules(const RuleFile& file, const CheckOptions& options) {
+  std::vector<RuleCheck> out;
+  for (const Rule& rule : file.rules) {
+    RuleCheck rc;
+    rc.rule = &rule;
+    if (rule.kind != Rule::Kind::kRule) {
+      rc.directions.push_back(DirectionChecker(file, rule, false, options).run());
+      if (rule.kind == Rule::Kind::kBirewrite) {
+        rc.directions.push_back(DirectionChecker(file, rule, true, options).run());
+      }
+      rc.verdict = Verdict::kPassed;
+      for (const DirectionCheck& d : rc.directions) {
+        if (severity(d.verdict) > severity(rc.verdict)) rc.verdict = d.verdict;
+      }
+    }
+    out.push_back(std::move(rc));
+  }
+  return out;
+}
+
+}  // namespace scalify::rules
