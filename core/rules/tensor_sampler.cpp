@@ -193,7 +193,7 @@ class Sampler {
  private:
   static constexpr std::array<const char*, 6> kDirections = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 
-  void only_arg(const TNode& n, const std::optional<ir::Type>& want) {
+  void sample_operands(const TNode& n, const std::optional<ir::Type>& want) {
     for (const TNode& a : n.args) sample(a, want);
   }
 
@@ -201,23 +201,23 @@ class Sampler {
     const AttrExpr* attr = find_attr(n, "dimensions");
     set(attr, b_, AttrValue(random_permutation(rng_, e.rank())));
     const List* p = known_list(attr, b_);
-    if (!p || static_cast<int64_t>(p->size()) != e.rank()) return only_arg(n, std::nullopt);
+    if (!p || static_cast<int64_t>(p->size()) != e.rank()) return sample_operands(n, std::nullopt);
     List dims(p->size());
     for (size_t i = 0; i < p->size(); ++i) {
       const int64_t from = (*p)[i];
-      if (from < 0 || from >= e.rank()) return only_arg(n, std::nullopt);
+      if (from < 0 || from >= e.rank()) return sample_operands(n, std::nullopt);
       dims[static_cast<size_t>(from)] = e.dims()[i];
     }
-    only_arg(n, array(e.dtype(), dims));
+    sample_operands(n, array(e.dtype(), dims));
   }
 
   void reshape(const TNode& n, const ir::Type& e) {
     const AttrExpr* attr = find_attr(n, "shape");
     set(attr, b_, AttrValue(e.dims()));
     const List* s = known_list(attr, b_);
-    if (n.args.size() != 1 || !s) return only_arg(n, std::nullopt);
+    if (n.args.size() != 1 || !s) return sample_operands(n, std::nullopt);
     if (auto t = infer(n.args[0], b_)) return;
-    only_arg(n, array(e.dtype(), reshape_source(rng_, *s)));
+    sample_operands(n, array(e.dtype(), reshape_source(rng_, *s)));
   }
 
   void broadcast(const TNode& n, const ir::Type& e) {
@@ -231,20 +231,20 @@ class Sampler {
     const int64_t k = operand ? operand->rank() : rng_.uniform(0, rank);
     set(dims_attr, b_, AttrValue(random_subset(rng_, rank, k)));
     const List* d = known_list(dims_attr, b_);
-    if (!s || !d || operand) return only_arg(n, std::nullopt);
+    if (!s || !d || operand) return sample_operands(n, std::nullopt);
     List dims;
     for (int64_t i : *d) {
-      if (i < 0 || i >= rank) return only_arg(n, std::nullopt);
+      if (i < 0 || i >= rank) return sample_operands(n, std::nullopt);
       dims.push_back((*s)[static_cast<size_t>(i)]);
     }
-    only_arg(n, array(e.dtype(), dims));
+    sample_operands(n, array(e.dtype(), dims));
   }
 
   void slice(const TNode& n, const ir::Type& e) {
     const AttrExpr* start_attr = find_attr(n, "start_indices");
     const AttrExpr* limit_attr = find_attr(n, "limit_indices");
     const AttrExpr* stride_attr = find_attr(n, "strides");
-    if (n.args.size() != 1) return only_arg(n, std::nullopt);
+    if (n.args.size() != 1) return sample_operands(n, std::nullopt);
     const std::optional<ir::Type> operand = infer(n.args[0], b_);
     const List* start = known_list(start_attr, b_);
     const List* limit = known_list(limit_attr, b_);
@@ -270,7 +270,7 @@ class Sampler {
     set(start_attr, b_, AttrValue(st));
     set(limit_attr, b_, AttrValue(li));
     set(stride_attr, b_, AttrValue(sd));
-    if (!operand) only_arg(n, array(e.dtype(), dims));
+    if (!operand) sample_operands(n, array(e.dtype(), dims));
   }
 
   void concatenate(const TNode& n, const ir::Type& e) {
@@ -278,7 +278,7 @@ class Sampler {
     if (e.rank() > 0) set(attr, b_, AttrValue(List{rng_.uniform(0, e.rank() - 1)}));
     const List* d = known_list(attr, b_);
     if (!d || d->size() != 1 || (*d)[0] < 0 || (*d)[0] >= e.rank()) {
-      return only_arg(n, std::nullopt);
+      return sample_operands(n, std::nullopt);
     }
     const size_t k = static_cast<size_t>((*d)[0]);
     std::vector<std::optional<ir::Type>> types;
@@ -328,7 +328,7 @@ class Sampler {
   }
 
   void dot(const TNode& n, const ir::Type& e) {
-    if (n.args.size() != 2) return only_arg(n, std::nullopt);
+    if (n.args.size() != 2) return sample_operands(n, std::nullopt);
     const AttrExpr* lc_attr = find_attr(n, "lhs_contracting_dims");
     const AttrExpr* rc_attr = find_attr(n, "rhs_contracting_dims");
     const AttrExpr* lb_attr = find_attr(n, "lhs_batch_dims");
@@ -346,7 +346,7 @@ class Sampler {
                        : rc ? static_cast<int64_t>(rc->size())
                             : (rng_.chance(0.8) ? 1 : rng_.uniform(0, 2));
     const int64_t free = e.rank() - nb;
-    if (free < 0) return only_arg(n, std::nullopt);
+    if (free < 0) return sample_operands(n, std::nullopt);
     int64_t lf = 0;
     if (l) {
       lf = l->rank() - nb - nc;
@@ -360,7 +360,7 @@ class Sampler {
       lf = rng_.uniform(0, free);
     }
     const int64_t rf = free - lf;
-    if (lf < 0 || rf < 0) return only_arg(n, std::nullopt);
+    if (lf < 0 || rf < 0) return sample_operands(n, std::nullopt);
     const int64_t lrank = nb + nc + lf, rrank = nb + nc + rf;
     List lbp, lcp, rbp, rcp;
     dot_positions(lrank, nb, nc, lbp, lcp);
@@ -376,7 +376,7 @@ class Sampler {
     const List none;
     const List& lbd = lb ? *lb : none;
     const List& rbd = rb ? *rb : none;
-    if (!lc || !rc) return only_arg(n, std::nullopt);
+    if (!lc || !rc) return sample_operands(n, std::nullopt);
     // Contracted sizes: from an operand already typed, else random.
     List csize;
     for (size_t i = 0; i < lc->size(); ++i) {
@@ -423,7 +423,7 @@ class Sampler {
     set(find_attr(n, "to_apply"), b_,
         AttrValue(std::string(kReducers[static_cast<size_t>(rng_.uniform(0, 3))])));
     const AttrExpr* attr = find_attr(n, "dimensions");
-    if (n.args.size() != 2) return only_arg(n, std::nullopt);
+    if (n.args.size() != 2) return sample_operands(n, std::nullopt);
     sample(n.args[1], array(e.dtype(), {}));
     if (auto x = infer(n.args[0], b_)) {
       set(attr, b_, AttrValue(random_subset(rng_, x->rank(), x->rank() - e.rank())));
@@ -456,7 +456,7 @@ class Sampler {
   void custom_call(const TNode& n, const ir::Type& e) {
     const AttrValue* target = known(find_attr(n, "custom_call_target"), b_);
     const std::string* name = target ? std::get_if<std::string>(target) : nullptr;
-    if (!name || *name != "AwsNeuronRmsNorm") return only_arg(n, e);
+    if (!name || *name != "AwsNeuronRmsNorm") return sample_operands(n, e);
     const ir::Type x = e.rank() > 0 ? e : array(e.dtype(), random_dims(rng_, rng_.uniform(1, 3)));
     const AttrExpr* config = find_attr(n, "backend_config");
     set(config, b_, AttrValue(std::to_string(rng_.uniform(0, x.rank() - 1))));
@@ -467,7 +467,7 @@ class Sampler {
     } else if (const int64_t* i = axis_text ? std::get_if<int64_t>(axis_text) : nullptr) {
       axis = *i;
     }
-    if (n.args.size() != 3 || axis < 0 || axis >= x.rank()) return only_arg(n, std::nullopt);
+    if (n.args.size() != 3 || axis < 0 || axis >= x.rank()) return sample_operands(n, std::nullopt);
     sample(n.args[0], x);
     sample(n.args[1], array(x.dtype(), {x.dim(axis)}));
     sample(n.args[2], array(x.dtype(), {}));
