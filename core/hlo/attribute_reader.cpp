@@ -249,13 +249,15 @@ ir::Metadata read_metadata(Cursor& c) {
       md.op_name = c.string_literal();
     else if (key == "source_file")
       md.source_file = c.string_literal();
-    else if (key == "source_line")
-      md.source_line = c.integer("source_line");
-    else if (key == "source_column")
-      md.source_column = c.integer("source_column");
-    else if (key == "stack_frame_id")
-      md.stack_frame_id = c.integer("stack_frame_id");
-    else {
+    else if (key == "source_line" || key == "source_column" || key == "stack_frame_id") {
+      // Negative means "absent" in the IR, so a written negative number could not round-trip.
+      const char* number_at = c.ptr();
+      const int64_t v = c.integer(key);
+      if (v < 0) c.fail_at(number_at, std::string(key) + " must not be negative");
+      (key == "source_line"     ? md.source_line
+       : key == "source_column" ? md.source_column
+                                : md.stack_frame_id) = v;
+    } else {
       const char* value_start = c.ptr();
       if (c.peek() == '"') {
         c.string_literal();

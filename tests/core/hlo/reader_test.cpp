@@ -455,3 +455,12 @@ TEST_CASE("every prefix of a real module is either read or rejected with a posit
     }
   }
 }
+
+TEST_CASE("reader: a negative source line is an error, not a silently dropped field",
+          "[hlo][reader]") {
+  // Found by the fuzzer: `source_line=-06` read, printed without it, and read back different.
+  const Diagnostic d = read_error(module_with(
+      "  ROOT %p = f32[4] parameter(0), metadata={source_file=\"a.py\" source_line=-06}"));
+  CHECK(d.pos.line == 4);  // the parameter's line: after the header, a blank line and ENTRY
+  CHECK_THAT(d.message, Catch::Contains("source_line must not be negative"));
+}
