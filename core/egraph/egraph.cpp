@@ -176,8 +176,15 @@ void EGraph::collect_parents() {
   // merges below carry on if those classes were merged since).
   const size_t edges = new_parents_.size();
   for (size_t i = 0; i < edges; ++i) {
-    if (i + 2 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 2 * kAhead].child]);
-    if (i + kAhead < edges) prefetch_list(new_parents_[i + kAhead].child);
+    if (i + 3 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 3 * kAhead].child]);
+    if (i + 2 * kAhead < edges) prefetch_list(new_parents_[i + 2 * kAhead].child);
+    if (i + kAhead < edges) {
+      const EClass& ahead = classes_[new_parents_[i + kAhead].child];
+      if (ahead.parents != kNoList) {
+        const std::vector<ClassId>& list = parent_lists_[ahead.parents];
+        __builtin_prefetch(list.data() + list.size());  // where the edge goes
+      }
+    }
     const ParentEdge e = new_parents_[i];
     EClass& cls = classes_[e.child];
     parents_of(cls).push_back(e.parent);

@@ -13,6 +13,7 @@
 
 #include "egraph/enode.h"
 #include "egraph/hash_cons.h"
+#include "egraph/id_vector.h"
 #include "egraph/union_find.h"
 
 namespace scalify::egraph {
@@ -246,7 +247,7 @@ class EGraph {
   void rebuild_node_lists();
 
   UnionFind uf_;
-  std::vector<EClass> classes_;     ///< by id; meaningful at canonical ids
+  IdVector<EClass> classes_;        ///< by id; meaningful at canonical ids
   std::vector<bool> has_constant_;  ///< by id: classes_[id].constant != kNoConstant
   std::vector<std::vector<ClassId>> parent_lists_;
   std::vector<uint32_t> free_parent_lists_;  ///< emptied lists, kept for their capacity

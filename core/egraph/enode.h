@@ -27,7 +27,6 @@ struct ENode {
 
 struct ENodeHash {
   size_t operator()(const ENode& n) const {
-    // FNV-1a style mixing over the fields; children order matters.
     // Multiply-xorshift mixing of each field; children order matters.
     uint64_t h = (uint64_t{n.op} << 32 | n.payload) * 0x9e3779b97f4a7c15ull;
     for (ClassId c : n.children) h = (h ^ (h >> 31) ^ c) * 0xbf58476d1ce4e5b9ull;

@@ -15,7 +15,7 @@ std::optional<ClassId> HashCons::find(const ENode& node) const {
 }
 
 ClassId HashCons::insert(ClassId id, ENode node) {
-  if ((size_ + 1) * 2 > slots_.size()) grow(slots_.empty() ? 64 : 2 * slots_.size());
+  if ((size_ + 1) * 4 > slots_.size() * 3) grow(slots_.empty() ? 64 : 2 * slots_.size());
   const uint32_t hash = hash_of(node);
   size_t i = hash & mask_;
   for (; slots_[i].id != kEmpty; i = (i + 1) & mask_) {
@@ -50,16 +50,13 @@ bool HashCons::erase(ClassId id) {
 void HashCons::set_key(ClassId id, ENode node) { make_key(id, std::move(node)); }
 
 void HashCons::reserve(size_t entries, size_t ids) {
-  if (entries * 2 > slots_.size()) grow(std::bit_ceil(entries * 2));
-  keys_.reserve(ids);
+  if (entries * 4 > slots_.size() * 3) grow(std::bit_ceil(entries * 4 / 3 + 1));
   present_.reserve(ids);
 }
 
 void HashCons::make_key(ClassId id, ENode node) {
-  if (id >= keys_.size()) {
-    keys_.resize(id + 1);  // geometric growth: ids come in ascending order
-    present_.resize(id + 1);
-  }
+  while (keys_.size() <= id) keys_.emplace_back();  // ids come in ascending order
+  if (present_.size() <= id) present_.resize(id + 1);
   keys_[id] = std::move(node);
 }
 

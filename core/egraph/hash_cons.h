@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "egraph/enode.h"
+#include "egraph/id_vector.h"
 
 namespace scalify::egraph {
 
@@ -34,7 +35,7 @@ class HashCons {
   /// The key id was last inserted or set with (valid for every id given one).
   const ENode& key(ClassId id) const { return keys_[id]; }
   size_t size() const { return size_; }
-  /// Makes room for `entries` entries and ids below `ids` without growing.
+  /// Makes room for `entries` entries (and ids below `ids`) without growing.
   void reserve(size_t entries, size_t ids);
   /// Hints the processor to load the slot where `node` would be (for a lookup soon after).
   void prefetch(const ENode& node) const {
@@ -45,7 +46,7 @@ class HashCons {
     asm volatile("" : : "r"(slot));
     __builtin_prefetch(slot);
   }
-  /// Hints the processor to load key(id) (and whether id has an entry).
+  /// Hints the processor to load key(id).
   void prefetch_key(ClassId id) const {
     if (id < keys_.size()) __builtin_prefetch(&keys_[id]);
   }
@@ -60,9 +61,11 @@ class HashCons {
   void grow(size_t capacity);
   void make_key(ClassId id, ENode node);
 
-  std::vector<Slot> slots_;  ///< a power of two in size, at most half full, linear probing
-  size_t mask_ = 0;          ///< slots_.size() - 1
-  std::vector<ENode> keys_;
+  /// A power of two in size, linear probing, at most 3/4 full: the e-graph's table is far
+  /// larger than the caches, so its size (more than the probe lengths) sets its cost.
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;  ///< slots_.size() - 1
+  IdVector<ENode> keys_;
   std::vector<bool> present_;
   size_t size_ = 0;
 };
