@@ -10,39 +10,6 @@
 namespace scalify::rules {
 namespace {
 
-bool same(const Term& a, const Term& b);
-
-bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b) {
-  if (a.size() != b.size()) return false;
-  for (const Term::Attr& x : a) {
-    auto it = std::find_if(b.begin(), b.end(), [&](const Term::Attr& y) { return y.key == x.key; });
-    if (it == b.end() || !same(x.value, it->value)) return false;
-  }
-  return true;
-}
-
-/// Structural equality, positions ignored.
-bool same(const Term& a, const Term& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Term::Kind::kNumber:
-      return a.number == b.number;
-    case Term::Kind::kList:
-      return a.list == b.list;
-    case Term::Kind::kVar:
-    case Term::Kind::kWord:
-    case Term::Kind::kString:
-      return a.name == b.name;
-    case Term::Kind::kApply:
-      if (a.name != b.name || a.args.size() != b.args.size()) return false;
-      for (size_t i = 0; i < a.args.size(); ++i) {
-        if (!same(a.args[i], b.args[i])) return false;
-      }
-      return same_attrs(a.attrs, b.attrs);
-  }
-  return false;
-}
-
 using Subst = std::map<std::string, Term>;
 
 /// Matches `pattern` against the ground term `t`, extending `s`.
@@ -50,7 +17,7 @@ bool match(const Term& pattern, const Term& t, Subst& s) {
   switch (pattern.kind) {
     case Term::Kind::kVar: {
       auto [it, inserted] = s.emplace(pattern.name, t);
-      return inserted || same(it->second, t);
+      return inserted || same_term(it->second, t);
     }
     case Term::Kind::kApply: {
       if (t.kind != Term::Kind::kApply || t.name != pattern.name ||
@@ -69,14 +36,14 @@ bool match(const Term& pattern, const Term& t, Subst& s) {
           Term key = pa.value;
           key.name = ":" + key.name;
           if (!match(key, it->value, s)) return false;
-        } else if (!same(pa.value, it->value)) {
+        } else if (!same_term(pa.value, it->value)) {
           return false;
         }
       }
       return true;
     }
     default:
-      return same(pattern, t);
+      return same_term(pattern, t);
   }
 }
 
@@ -122,7 +89,7 @@ std::optional<std::string> check_guard(const Term& guard, const Subst& s) {
   } else if (guard.name == "const-or-distinct-var" || guard.name == "distinct") {
     const Term* y = arg(1);
     if (!y) return "guard " + guard.name + " has no bound second argument";
-    holds = !same(*x, *y) && (guard.name == "distinct" || fold(*x).has_value() || is_sym(*x));
+    holds = !same_term(*x, *y) && (guard.name == "distinct" || fold(*x).has_value() || is_sym(*x));
   } else {
     return "unknown guard '" + guard.name + "'";
   }
@@ -166,7 +133,7 @@ std::optional<std::string> check_reorder(const RuleFile& rules, const Term& befo
   for (const Term& a : before.args) {
     bool found = false;
     for (size_t j = 0; j < after.args.size() && !found; ++j) {
-      if (!used[j] && same(a, after.args[j])) used[j] = found = true;
+      if (!used[j] && same_term(a, after.args[j])) used[j] = found = true;
     }
     if (!found) return "the operands after are not a permutation of those before";
   }
@@ -227,7 +194,7 @@ bool same_outside(const Term& a, const Term& b, const json::Array& position, siz
   const auto k = static_cast<size_t>(position[depth].as_int());
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (i == k ? !same_outside(a.args[i], b.args[i], position, depth + 1)
-               : !same(a.args[i], b.args[i])) {
+               : !same_term(a.args[i], b.args[i])) {
       return false;
     }
   }
@@ -302,7 +269,7 @@ Expected<size_t> check_proof(const json::Value& proof, const RuleFile& rules,
     if (why) return fail(where + ": " + *why);
     current = std::move(next);
   }
-  if (!same(*current, *goal)) return fail("the last step does not reach \"to\"");
+  if (!same_term(*current, *goal)) return fail("the last step does not reach \"to\"");
   return n;
 }
 

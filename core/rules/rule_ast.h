@@ -110,4 +110,13 @@ struct RuleFile {
   std::vector<Rule> rules;
 };
 
+/// Whether two terms are written alike: the same kinds, names, numbers and lists, the same
+/// operands in order and the same attributes in any order (a payload sorts them); positions
+/// are ignored.
+///
+///   same_term(*parse_term("(f ?x :a 1 :b 2)", ""), *parse_term("(f ?x :b 2 :a 1)", ""));  // true
+bool same_term(const Term& a, const Term& b);
+/// The attribute half of same_term: the same keys, each with a same_term value.
+bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b);
+
 }  // namespace scalify::rules

@@ -175,8 +175,6 @@ bool has_symbol_leaf(const EGraph& g, const Vocabulary& vocab, ClassId c) {
   return false;
 }
 
-bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b);
-
 /// The operands of an application of an `ac` operator with nested applications of the same
 /// operator (and attributes) spliced in: `(+ a (+ b c))` has operands a, b, c.
 std::vector<const Term*> ac_operands(const Term& t, Vocabulary& vocab) {
@@ -191,28 +189,6 @@ std::vector<const Term*> ac_operands(const Term& t, Vocabulary& vocab) {
     }
   }
   return out;
-}
-
-bool same_value(const Term& a, const Term& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Term::Kind::kNumber:
-      return a.number == b.number;
-    case Term::Kind::kList:
-      return a.list == b.list;
-    case Term::Kind::kApply:
-      return false;  // attribute calls are never merged
-    default:
-      return a.name == b.name;
-  }
-}
-
-bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].key != b[i].key || !same_value(a[i].value, b[i].value)) return false;
-  }
-  return true;
 }
 
 /// Compiles one rule (one direction of a birewrite).
@@ -490,39 +466,17 @@ class RuleBuilder {
     }
   }
 
-  Expected<uint32_t> lhs_node(Pattern& p, const Term& t) {
-    if (t.kind == Term::Kind::kVar) {
-      if (auto e = check_not_attr_var(t); !e) return e.error();
-      return p.var(class_var(t.name));
-    }
-    if (t.kind != Term::Kind::kApply) return leaf(p, t);
-    if (is_constant_form(t) && t.attrs[0].value.kind == Term::Kind::kNumber) {
-      return leaf(p, t.attrs[0].value);
-    }
-    std::vector<uint32_t> children;
-    for (const Term* arg : ac_operands(t, vocab_)) {
-      auto child = lhs_node(p, *arg);
-      if (!child) return child.error();
-      children.push_back(*child);
-    }
-    AttrNode node;
-    bool literal_only = true;
-    for (const Term::Attr& attr : t.attrs) {
-      auto spec = attr_spec(attr, /*binding=*/true);
-      if (!spec) return spec.error();
-      literal_only = literal_only && spec->literal.has_value();
-      node.attrs.push_back(std::move(*spec));
-    }
-    if (literal_only)
-      return p.op(vocab_.symbol(t.name), std::move(children), literal_payload(node));
-    node.payload_var = static_cast<uint32_t>(lhs_attrs_.size());
-    lhs_attrs_.push_back(node);
-    return p.op_with_payload_var(vocab_.symbol(t.name), std::move(children), node.payload_var);
+  Expected<uint32_t> lhs_node(Pattern& p, const Term& t) { return term_node(p, t, nullptr); }
+  Expected<uint32_t> rhs_node(Pattern& p, const Term& t, Shape& shape) {
+    return term_node(p, t, &shape);
   }
 
-  Expected<uint32_t> rhs_node(Pattern& p, const Term& t, Shape& shape) {
+  /// Compiles a term into `p`: a left-hand side (a pattern that binds variables) when `rhs` is
+  /// null, else a right-hand side (built per match; computed attributes go to `rhs`).
+  Expected<uint32_t> term_node(Pattern& p, const Term& t, Shape* rhs) {
     if (t.kind == Term::Kind::kVar) {
       if (auto e = check_not_attr_var(t); !e) return e.error();
+      if (!rhs) return p.var(class_var(t.name));
       auto it = class_vars_.find(t.name);
       if (it == class_vars_.end()) return error(t.pos, "variable ?" + t.name + " is not bound");
       return p.var(it->second);
@@ -533,24 +487,32 @@ class RuleBuilder {
     }
     std::vector<uint32_t> children;
     for (const Term* arg : ac_operands(t, vocab_)) {
-      auto child = rhs_node(p, *arg, shape);
+      auto child = term_node(p, *arg, rhs);
       if (!child) return child.error();
       children.push_back(*child);
     }
     AttrNode node;
     bool literal_only = true;
     for (const Term::Attr& attr : t.attrs) {
-      auto spec = attr_spec(attr, /*binding=*/false);
+      auto spec = attr_spec(attr, /*binding=*/rhs == nullptr);
       if (!spec) return spec.error();
       literal_only = literal_only && spec->literal.has_value();
       node.attrs.push_back(std::move(*spec));
     }
-    if (literal_only)
+    if (literal_only) {
       return p.op(vocab_.symbol(t.name), std::move(children), literal_payload(node));
-    node.payload_var = next_payload_var_++;
-    node.constant = is_constant_form(t);
-    for (const AttrSpec& spec : node.attrs) shape.computes = shape.computes || spec.expr;
-    shape.rhs_attrs.push_back(node);
+    }
+    if (!rhs) {
+      // The matched payload is bound, then its attributes checked and bound per match.
+      node.payload_var = static_cast<uint32_t>(lhs_attrs_.size());
+      lhs_attrs_.push_back(node);
+    } else {
+      // The payload is built per match from the bound and computed attributes.
+      node.payload_var = next_payload_var_++;
+      node.constant = is_constant_form(t);
+      for (const AttrSpec& spec : node.attrs) rhs->computes = rhs->computes || spec.expr;
+      rhs->rhs_attrs.push_back(node);
+    }
     return p.op_with_payload_var(vocab_.symbol(t.name), std::move(children), node.payload_var);
   }
 

@@ -1,0 +1,37 @@
+#include "rules/rule_ast.h"
+
+#include <algorithm>
+
+namespace scalify::rules {
+
+bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b) {
+  if (a.size() != b.size()) return false;
+  for (const Term::Attr& x : a) {
+    auto it = std::find_if(b.begin(), b.end(), [&](const Term::Attr& y) { return y.key == x.key; });
+    if (it == b.end() || !same_term(x.value, it->value)) return false;
+  }
+  return true;
+}
+
+bool same_term(const Term& a, const Term& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Term::Kind::kNumber:
+      return a.number == b.number;
+    case Term::Kind::kList:
+      return a.list == b.list;
+    case Term::Kind::kVar:
+    case Term::Kind::kWord:
+    case Term::Kind::kString:
+      return a.name == b.name;
+    case Term::Kind::kApply:
+      if (a.name != b.name || a.args.size() != b.args.size()) return false;
+      for (size_t i = 0; i < a.args.size(); ++i) {
+        if (!same_term(a.args[i], b.args[i])) return false;
+      }
+      return same_attrs(a.attrs, b.attrs);
+  }
+  return false;
+}
+
+}  // namespace scalify::rules
