@@ -11,9 +11,6 @@ namespace {
 
 using V = std::vector<double>;
 
-const char* const kAdd =
-    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
-    "  ROOT s = f32[] add(x, y)\n}\n\n";
 const char* const kMax =
     "max {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
     "  ROOT s = f32[] maximum(x, y)\n}\n\n";

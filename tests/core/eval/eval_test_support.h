@@ -11,6 +11,11 @@
 
 namespace scalify::eval::testing {
 
+/// A scalar f32 `add` computation, for reductions and scatters (`to_apply=add`).
+inline constexpr const char* kAdd =
+    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+    "  ROOT s = f32[] add(x, y)\n}\n\n";
+
 /// One ENTRY computation around `body` lines, after `extra` computations.
 inline std::string module_with(const std::string& body, const std::string& extra = "") {
   return "HloModule m\n\n" + extra + "ENTRY %main {\n" + body + "\n}\n";

@@ -12,9 +12,6 @@ namespace {
 
 using V = std::vector<double>;
 
-const char* const kAdd =
-    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
-    "  ROOT s = f32[] add(x, y)\n}\n\n";
 // Replaces the operand's element by the update (not a binary op: called per element).
 const char* const kAssign =
     "assign {\n  x = f32[] parameter(0)\n  ROOT y = f32[] parameter(1)\n}\n\n";
