@@ -162,11 +162,13 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     phase = Clock::now();
     if (options.db) options.db->set_stamp(static_cast<uint32_t>(iter + 1));
     size_t applied = 0;
+    // The log serves proofs only: of unions (explanations) and of facts (a database).
+    const bool logging = g.explanations() || options.db != nullptr;
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
       for (size_t at = 0; width > 0 && at < found[r].size(); at += width) {
         const std::span<const uint32_t> row(found[r].data() + at, width);
-        const uint32_t logged = report.matches.append(row);
+        const uint32_t logged = logging ? report.matches.append(row) : 0;
         const size_t before = conflicts.size();
         ApplyContext context{g, options.db,
                              Reason{Reason::Kind::kRule, static_cast<uint32_t>(r), logged},
@@ -175,7 +177,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         for (size_t k = before; k < conflicts.size(); ++k) {
           report.conflicts.push_back({rules[r].name, conflicts[k]});
         }
-        if (changes == 0) report.matches.pop();
+        if (logging && changes == 0) report.matches.pop();
         it.rules[r].applied += changes;
         applied += changes;
       }

@@ -135,6 +135,8 @@ struct RunReport {
   std::vector<Iteration> iterations;
   std::vector<RuleConflict> conflicts;
   double seconds = 0;
+  /// Kept when proofs can ask for it (explanations on, or a fact database given); otherwise
+  /// empty, and Reason::detail is 0.
   MatchLog matches;
 };
 
