@@ -105,15 +105,7 @@ Term flatten_ac(const Term& t, const RuleFile& rules) {
   const bool ac = std::any_of(rules.ac.begin(), rules.ac.end(),
                               [&](const AcDecl& d) { return d.op == t.name; });
   out.args.clear();
-  for (const Term& arg : t.args) {
-    Term flat = flatten_ac(arg, rules);
-    if (ac && flat.kind == Term::Kind::kApply && flat.name == t.name &&
-        same_attrs(flat.attrs, t.attrs)) {
-      for (Term& inner : flat.args) out.args.push_back(std::move(inner));
-    } else {
-      out.args.push_back(std::move(flat));
-    }
-  }
+  for (const Term* arg : ac_operands(t, ac)) out.args.push_back(flatten_ac(*arg, rules));
   return out;
 }
 

@@ -34,4 +34,17 @@ bool same_term(const Term& a, const Term& b) {
   return false;
 }
 
+std::vector<const Term*> ac_operands(const Term& t, bool ac) {
+  std::vector<const Term*> out;
+  for (const Term& arg : t.args) {
+    if (ac && arg.kind == Term::Kind::kApply && arg.name == t.name &&
+        same_attrs(arg.attrs, t.attrs)) {
+      for (const Term* inner : ac_operands(arg, ac)) out.push_back(inner);
+    } else {
+      out.push_back(&arg);
+    }
+  }
+  return out;
+}
+
 }  // namespace scalify::rules

@@ -119,4 +119,8 @@ bool same_term(const Term& a, const Term& b);
 /// The attribute half of same_term: the same keys, each with a same_term value.
 bool same_attrs(const std::vector<Term::Attr>& a, const std::vector<Term::Attr>& b);
 
+/// The operands of `t`, with nested applications of the same operator and attributes spliced
+/// in when `ac` (its operator is associative-commutative): `(+ a (+ b c))` has a, b, c.
+std::vector<const Term*> ac_operands(const Term& t, bool ac);
+
 }  // namespace scalify::rules

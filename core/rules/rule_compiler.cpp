@@ -175,20 +175,9 @@ bool has_symbol_leaf(const EGraph& g, const Vocabulary& vocab, ClassId c) {
   return false;
 }
 
-/// The operands of an application of an `ac` operator with nested applications of the same
-/// operator (and attributes) spliced in: `(+ a (+ b c))` has operands a, b, c.
+/// The operands of `t`, flattened if its operator is declared `ac`.
 std::vector<const Term*> ac_operands(const Term& t, Vocabulary& vocab) {
-  std::vector<const Term*> out;
-  const bool ac = vocab.is_ac(vocab.symbol(t.name));
-  for (const Term& arg : t.args) {
-    if (ac && arg.kind == Term::Kind::kApply && arg.name == t.name &&
-        same_attrs(arg.attrs, t.attrs)) {
-      for (const Term* inner : ac_operands(arg, vocab)) out.push_back(inner);
-    } else {
-      out.push_back(&arg);
-    }
-  }
-  return out;
+  return rules::ac_operands(t, vocab.is_ac(vocab.symbol(t.name)));
 }
 
 /// Compiles one rule (one direction of a birewrite).
