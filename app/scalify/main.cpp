@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "check_command.h"
 #include "inspect_command.h"
 #include "rules_command.h"
 
@@ -24,6 +25,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"check", scalify::cli::kCheckUsage, scalify::cli::kCheckHelp, scalify::cli::run_check},
     {"inspect", scalify::cli::kInspectUsage, scalify::cli::kInspectHelp, scalify::cli::run_inspect},
     {"rules", scalify::cli::kRulesUsage, scalify::cli::kRulesHelp, scalify::cli::run_rules},
 };

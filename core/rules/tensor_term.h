@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -97,6 +98,15 @@ struct TypeFailure {
 ///   // side (transpose ?x :dimensions [1 0]), ?x : f32[2,3]
 ///   std::get<Typed>(type_side(side, b)).type.to_string() == "f32[3,2]"
 std::variant<Typed, TypeFailure> type_side(const TNode& side, const Binding& b);
+
+/// The HLO type of `op` applied to operands of the given types (nullopt: a number, a scalar
+/// constant that an elementwise op broadcasts) with evaluated attributes: what the e-graph's
+/// type oracle gives a node a rule creates.
+///
+///   type_application("transpose", {f32[2,3]}, {{"dimensions", [1 0]}}) -> f32[3,2]
+std::variant<ir::Type, TypeFailure> type_application(std::string_view op,
+                                                     std::span<const std::optional<ir::Type>> args,
+                                                     const egraph::Attrs& attrs);
 
 /// The HLO operators the checker knows, with their attributes, for messages and the README.
 bool known_operator(std::string_view op);

@@ -501,4 +501,29 @@ bool known_operator(std::string_view op) {
   return elementwise_family(op).has_value() || find_op(op) != nullptr;
 }
 
+std::variant<ir::Type, TypeFailure> type_application(std::string_view op,
+                                                     std::span<const std::optional<ir::Type>> args,
+                                                     const egraph::Attrs& attrs) {
+  TNode node;
+  node.op = std::string(op);
+  std::vector<TNode> arg_nodes(args.size());
+  std::vector<Typed> typed(args.size());
+  const ir::DType numbers = [&] {
+    for (const auto& t : args) {
+      if (t && t->is_array() && t->dtype() != ir::DType::kPred) return t->dtype();
+    }
+    return ir::DType::kF32;
+  }();
+  for (size_t i = 0; i < args.size(); ++i) {
+    arg_nodes[i].kind = args[i] ? TNode::Kind::kOperand : TNode::Kind::kNumber;
+    typed[i].node = &arg_nodes[i];
+    typed[i].type = args[i] ? *args[i] : array(numbers, {});
+  }
+  try {
+    return type_apply(App{node, typed, attrs});
+  } catch (const TypeError& e) {
+    return TypeFailure{e.why, e.undefined};
+  }
+}
+
 }  // namespace scalify::rules::check

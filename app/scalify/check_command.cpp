@@ -1,0 +1,207 @@
+#include "check_command.h"
+
+#include <charconv>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hlo/reader.h"
+#include "verify/check.h"
+#include "verify/check_json.h"
+#include "verify/spec.h"
+
+namespace scalify::cli {
+
+namespace {
+
+int usage_error(std::ostream& err, const std::string& message) {
+  err << "scalify check: " << message << "\nusage: scalify " << kCheckUsage << '\n';
+  return 2;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  return lines;
+}
+
+/// Lines `line - 2 … line + 2` of a file, the middle one marked, long lines cut.
+void print_context(std::ostream& out, const std::string& path, int64_t line) {
+  if (line <= 0) return;
+  const std::vector<std::string> lines = read_lines(path);
+  for (int64_t l = std::max<int64_t>(1, line - 2);
+       l <= std::min<int64_t>(static_cast<int64_t>(lines.size()), line + 2); ++l) {
+    std::string text = lines[static_cast<size_t>(l - 1)];
+    if (text.size() > 150) text = text.substr(0, 149) + "…";
+    out << (l == line ? "  > " : "    ") << path << ':' << l << ": " << text << '\n';
+  }
+}
+
+void print_text(std::ostream& out, const verify::CheckResult& r, const std::string& ref_path,
+                const std::string& dist_path) {
+  using verify::Verdict;
+  out << "verdict   " << verify::verdict_name(r.verdict) << '\n';
+  out << "mesh      " << r.mesh.to_string() << '\n';
+  out << "\nbijection (distributed parameter ~ layout of reference parameter)\n";
+  for (const auto& b : r.bijection) {
+    out << "  " << b.dist << "  ~ " << b.layout.to_string(r.mesh) << " of " << b.ref << "   ("
+        << b.why << ")\n";
+  }
+  for (const auto& u : r.unmatched_dist_parameters) out << "  " << u << "  no counterpart\n";
+  out << "\ngoals\n";
+  for (const auto& g : r.goals) {
+    out << "  " << g.ref << " <- " << g.dist << "  ";
+    if (g.proven) {
+      out << "proven, " << g.layout->to_string(r.mesh) << '\n';
+    } else {
+      out << "NOT proven: " << g.why_not << '\n';
+    }
+  }
+  for (const auto& u : r.unmatched_ref_outputs) out << "  " << u << "  no distributed output\n";
+  if (!r.assumptions.empty()) {
+    out << "\nassumptions (the verdict holds only if these are true)\n";
+    for (const auto& a : r.assumptions) {
+      out << "  " << a.dist << " is " << a.layout.to_string(r.mesh) << ": " << a.why << '\n';
+    }
+  }
+  if (r.divergence) {
+    const auto& d = *r.divergence;
+    out << "\nfirst divergence: " << d.dist_node << " (" << d.op << ")\n";
+    out << "  reason    " << d.reason << '\n';
+    for (size_t i = 0; i < d.operand_layouts.size(); ++i) {
+      out << "  operand " << i << "  " << d.operand_layouts[i] << '\n';
+    }
+    if (!d.op_name.empty()) out << "  op_name   " << d.op_name << '\n';
+    if (d.source) out << "  source    " << d.source->file << ':' << d.source->line << '\n';
+    if (!d.ref_node.empty()) out << "  closest reference node: " << d.ref_node << '\n';
+    out << '\n';
+    print_context(out, dist_path, d.dist_line);
+    if (d.ref_line > 0) {
+      out << '\n';
+      print_context(out, ref_path, d.ref_line);
+    }
+  }
+  if (!r.notes.empty()) {
+    out << "\nnotes\n";
+    for (const auto& n : r.notes) out << "  " << n << '\n';
+  }
+  char stats[200];
+  std::snprintf(stats, sizeof stats,
+                "\n%.2f s, %zu e-nodes in %zu e-classes, %zu layout facts, %zu iterations (%s)\n",
+                r.stats.seconds, r.stats.enodes, r.stats.eclasses, r.stats.facts,
+                r.stats.iterations, r.stats.stop_reason.c_str());
+  out << stats;
+}
+
+bool parse_number(std::string_view s, double& v) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() && v > 0;
+}
+
+}  // namespace
+
+int run_check(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  bool as_json = false;
+  std::vector<std::string> files;
+  verify::CheckRequest request;
+  std::optional<std::string> spec_path;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    auto value = [&](std::string_view name) -> std::optional<std::string_view> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      (void)name;
+      return args[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      out << "usage: scalify " << kCheckUsage << "\n\n"
+          << "Proves that DIST (the program every rank runs) computes REF (the single-device\n"
+          << "program), or names the first node of DIST where it stops doing so, why, and its\n"
+          << "source line.\n\n"
+          << "  --json              print one JSON object (see DESIGN.md)\n"
+          << "  --spec SPEC.json    mesh, parameter and output layouts that override inference\n"
+          << "  --mesh tp=8         the mesh (else the spec's, else inferred)\n"
+          << "  --strict            unmatched parameters or outputs fail the check\n"
+          << "  --budget-seconds S  stop saturating after S seconds (default 30)\n"
+          << "  -j N                threads (accepted; one part is checked on one thread)\n"
+          << "\nexit codes: 0 equivalent, 1 divergent, 2 bad input or usage, 3 inconclusive\n";
+      return 0;
+    } else if (arg == "--json") {
+      as_json = true;
+    } else if (arg == "--strict") {
+      request.options.strict = true;
+    } else if (arg == "--spec") {
+      auto v = value(arg);
+      if (!v) return usage_error(err, "--spec needs a file");
+      spec_path = std::string(*v);
+    } else if (arg == "--mesh") {
+      auto v = value(arg);
+      if (!v) return usage_error(err, "--mesh needs a value such as tp=8");
+      auto mesh = verify::Mesh::parse(*v);
+      if (!mesh) return usage_error(err, mesh.error().message);
+      request.mesh = *mesh;
+    } else if (arg == "--budget-seconds") {
+      auto v = value(arg);
+      double s = 0;
+      if (!v || !parse_number(*v, s))
+        return usage_error(err, "--budget-seconds needs a positive number");
+      request.options.budget_seconds = s;
+    } else if (arg == "-j") {
+      auto v = value(arg);
+      double n = 0;
+      if (!v || !parse_number(*v, n)) return usage_error(err, "-j needs a positive number");
+    } else if (arg == "--no-cache") {
+    } else if (arg.size() > 1 && arg.front() == '-') {
+      return usage_error(err, "unknown option '" + std::string(arg) + "'");
+    } else {
+      files.emplace_back(arg);
+    }
+  }
+  if (files.size() != 2)
+    return usage_error(err,
+                       "expected REF and DIST, got " + std::to_string(files.size()) + " file(s)");
+  auto ref = hlo::read_module_file(files[0]);
+  if (!ref) {
+    err << ref.error().format();
+    return 2;
+  }
+  auto dist = hlo::read_module_file(files[1]);
+  if (!dist) {
+    err << dist.error().format();
+    return 2;
+  }
+  std::optional<verify::Spec> spec;
+  if (spec_path) {
+    auto s = verify::read_spec(*spec_path, request.mesh ? &*request.mesh : nullptr);
+    if (!s) {
+      err << s.error().format();
+      return 2;
+    }
+    spec = std::move(*s);
+    request.spec = &*spec;
+  }
+  request.dist_file = files[1];
+  auto result = verify::check(*ref, *dist, request);
+  if (!result) {
+    err << result.error().format();
+    return 2;
+  }
+  if (as_json) {
+    out << verify::to_json(*result).dump(2) << '\n';
+  } else {
+    print_text(out, *result, files[0], files[1]);
+  }
+  switch (result->verdict) {
+    case verify::Verdict::kEquivalent:
+      return 0;
+    case verify::Verdict::kDivergent:
+      return 1;
+    case verify::Verdict::kInconclusive:
+      return 3;
+  }
+  return 3;
+}
+
+}  // namespace scalify::cli

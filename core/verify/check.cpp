@@ -1,0 +1,172 @@
+#include "verify/check.h"
+
+#include <chrono>
+#include <unordered_set>
+
+#include "verify/bijection.h"
+#include "verify/mesh_inference.h"
+#include "verify/spec.h"
+
+namespace scalify::verify {
+
+namespace {
+
+/// The distributed parameters `node` depends on, nearest first (breadth-first upstream).
+std::vector<ir::InstrId> parameters_upstream(const ir::Computation& comp, ir::InstrId node) {
+  std::vector<ir::InstrId> out, queue{node};
+  std::unordered_set<ir::InstrId> seen{node};
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const ir::InstrId id = queue[i];
+    if (comp[id].opcode == ir::Opcode::kParameter) out.push_back(id);
+    for (ir::InstrId o : comp[id].operands) {
+      if (seen.insert(o).second) queue.push_back(o);
+    }
+  }
+  return out;
+}
+
+/// Where a result's divergence is, in topological order (later is better); goals proven count
+/// more.
+std::pair<size_t, size_t> progress(const CheckResult& r, const std::vector<ir::InstrId>& order,
+                                   const ir::Computation& comp) {
+  size_t proven = 0;
+  for (const Goal& g : r.goals) proven += g.proven ? 1 : 0;
+  size_t at = order.size();
+  if (r.divergence) {
+    if (auto id = comp.find(r.divergence->dist_node)) {
+      at = static_cast<size_t>(std::find(order.begin(), order.end(), *id) - order.begin());
+    }
+  }
+  return {proven, at};
+}
+
+ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
+  ParamBinding b;
+  b.dist = p.dist;
+  const BijectionCandidate& c = p.candidates[choice];
+  b.ref = c.ref;
+  b.layout = c.layout;
+  b.why = c.why;
+  if (!c.contract.empty()) {
+    b.assumption = true;
+    b.why = c.contract;
+  }
+  return b;
+}
+
+}  // namespace
+
+Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
+                            const CheckRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  Mesh mesh;
+  std::string mesh_why;
+  if (request.mesh) {
+    mesh = *request.mesh;
+    mesh_why = "given";
+  } else if (request.spec && request.spec->mesh) {
+    mesh = *request.spec->mesh;
+    mesh_why = "from the spec";
+  } else {
+    auto inferred = infer_mesh_explained(ref, dist, request.dist_file);
+    if (!inferred) return inferred.error();
+    mesh = inferred->mesh;
+    mesh_why = inferred->why;
+  }
+  if (request.spec) {
+    if (auto error = check_spec(*request.spec, ref, dist, mesh)) return *error;
+  }
+  const BijectionCandidates candidates = infer_bijection(ref, dist, mesh, request.spec);
+
+  // Start from every parameter's best candidate; permuted layouts are not lifted yet.
+  std::vector<size_t> choice(candidates.parameters.size(), 0);
+  auto usable = [&](size_t p, size_t c) {
+    const auto& cs = candidates.parameters[p].candidates;
+    return c < cs.size() && cs[c].permutation.empty();
+  };
+  for (size_t p = 0; p < choice.size(); ++p) {
+    while (choice[p] < candidates.parameters[p].candidates.size() && !usable(p, choice[p]))
+      ++choice[p];
+  }
+  auto bindings_for = [&](const std::vector<size_t>& pick) {
+    std::vector<ParamBinding> bindings;
+    for (size_t p = 0; p < candidates.parameters.size(); ++p) {
+      const ParameterCandidates& pc = candidates.parameters[p];
+      if (usable(p, pick[p])) {
+        bindings.push_back(binding_of(pc, pick[p]));
+      } else {
+        ParamBinding none;
+        none.dist = pc.dist;
+        none.why = "no candidate";
+        bindings.push_back(none);
+      }
+    }
+    return bindings;
+  };
+  const ir::Computation& comp = dist.entry();
+  const std::vector<ir::InstrId> order =
+      comp.topological_order().value_or(std::vector<ir::InstrId>{});
+  CheckResult best = check_under(ref, dist, mesh, bindings_for(choice), request.options);
+  std::vector<std::string> tried;
+  // A divergence may only mean that a parameter's layout is another of its candidates (a
+  // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
+  // keeping a change only when the check gets further.
+  size_t attempts = 1;
+  bool improved = true;
+  while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
+         attempts < request.max_attempts) {
+    improved = false;
+    auto node = comp.find(best.divergence->dist_node);
+    if (!node) break;
+    for (ir::InstrId param : parameters_upstream(comp, *node)) {
+      if (attempts >= request.max_attempts) break;
+      size_t p = 0;
+      while (p < candidates.parameters.size() && candidates.parameters[p].dist != param) ++p;
+      if (p == candidates.parameters.size()) continue;
+      size_t next = choice[p] + 1;
+      while (next < candidates.parameters[p].candidates.size() && !usable(p, next)) ++next;
+      if (next >= candidates.parameters[p].candidates.size()) continue;
+      std::vector<size_t> trial = choice;
+      trial[p] = next;
+      ++attempts;
+      CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), request.options);
+      if (r.verdict == Verdict::kEquivalent ||
+          progress(r, order, comp) > progress(best, order, comp)) {
+        choice = trial;
+        best = std::move(r);
+        tried.push_back(comp[param].name + " as " +
+                        candidates.parameters[p].candidates[next].layout.to_string(mesh));
+        improved = true;
+        break;
+      }
+    }
+  }
+  CheckResult out = std::move(best);
+  out.notes.insert(out.notes.begin(), "mesh " + mesh.to_string() + ": " + mesh_why);
+  if (out.verdict == Verdict::kEquivalent && !tried.empty()) {
+    out.notes.push_back("proved after trying other parameter layouts: " + [&] {
+      std::string s;
+      for (const auto& t : tried) s += (s.empty() ? "" : ", ") + t;
+      return s;
+    }());
+  }
+  for (const UnmatchedParameter& u : candidates.unmatched_dist) {
+    if (std::find(out.unmatched_dist_parameters.begin(), out.unmatched_dist_parameters.end(),
+                  u.name) == out.unmatched_dist_parameters.end()) {
+      out.unmatched_dist_parameters.push_back(u.name);
+    }
+  }
+  for (const UnmatchedParameter& u : candidates.unmatched_ref) {
+    out.notes.push_back("reference parameter " + u.name + " has no counterpart: " + u.why);
+  }
+  if (request.options.strict && out.verdict == Verdict::kEquivalent &&
+      (!out.unmatched_dist_parameters.empty() || !out.unmatched_ref_outputs.empty())) {
+    out.verdict = Verdict::kDivergent;
+    out.notes.push_back("--strict: unmatched parameters or outputs fail the check");
+  }
+  out.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace scalify::verify

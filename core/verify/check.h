@@ -1,0 +1,36 @@
+// `scalify check` as a library call: the mesh (given, from the spec, or inferred), the
+// bijection (inferred, the spec overriding), the checker, and retries with the next candidate
+// layouts of the parameters upstream of a divergence (a loader contract such as partial(sum)
+// biases is adopted only when it is what proves, and is then stated as an assumption).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/module.h"
+#include "support/expected.h"
+#include "verify/check_result.h"
+#include "verify/checker.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+struct Spec;
+
+struct CheckRequest {
+  std::optional<Mesh> mesh;    ///< --mesh; else the spec's, else inferred
+  const Spec* spec = nullptr;  ///< --spec
+  CheckOptions options;
+  std::string dist_file = "<dist>";  ///< labels diagnostics
+  size_t max_attempts = 8;           ///< bijections tried before giving up
+};
+
+/// Checks that `dist` computes `ref`. Errors (a bad spec, a mesh that contradicts the program)
+/// come back as a Diagnostic; every verdict, including divergent, is a CheckResult.
+///
+///   auto r = check(*ref, *dist, {});
+///   if (r && r->verdict == Verdict::kDivergent) std::cout << r->divergence->reason;
+Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
+                            const CheckRequest& request);
+
+}  // namespace scalify::verify

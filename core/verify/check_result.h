@@ -1,0 +1,77 @@
+// The result of `scalify check`: verdict, mesh, bijection, goals, assumptions, the first
+// divergence and statistics (the JSON of DESIGN.md, "Interfaces").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verify/layout.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+enum class Verdict : uint8_t { kEquivalent, kDivergent, kInconclusive };
+std::string_view verdict_name(Verdict v);
+
+/// A distributed parameter related to a reference parameter.
+struct BijectionEntry {
+  std::string dist, ref;  ///< instruction names without '%'
+  int64_t dist_number = -1, ref_number = -1;
+  Layout layout;
+  std::string why;  ///< how it was inferred ("position and shape", "spec", "sharding=…")
+};
+
+/// One reference output and the distributed output that must compute it.
+struct Goal {
+  std::string ref, dist;  ///< the output instructions (with `#i` for a tuple element)
+  int64_t index = 0;      ///< the element of the output tuple
+  bool proven = false;
+  std::optional<Layout> layout;    ///< how the distributed output relates, when proven
+  std::vector<std::string> proof;  ///< one step a line, when proven
+  std::string why_not;             ///< when not proven
+};
+
+/// A contract the verdict rests on, in words.
+struct Assumption {
+  std::string dist;
+  Layout layout;
+  std::string why;
+};
+
+/// Where the source recorded a node.
+struct SourceSite {
+  std::string file;
+  int64_t line = -1;
+};
+
+/// The first node of the distributed program that stops computing the reference.
+struct Divergence {
+  std::string dist_node, ref_node, op;
+  std::string reason;
+  std::vector<std::string> operand_layouts;
+  std::string op_name;
+  std::optional<SourceSite> source;
+  int64_t dist_line = -1, ref_line = -1;  ///< where the nodes are written (1-based), for people
+};
+
+struct CheckStats {
+  double seconds = 0;
+  size_t parts = 1, memo_hits = 0;
+  size_t enodes = 0, eclasses = 0, iterations = 0, facts = 0;
+  std::string stop_reason;
+};
+
+struct CheckResult {
+  Verdict verdict = Verdict::kInconclusive;
+  Mesh mesh;
+  std::vector<BijectionEntry> bijection;
+  std::vector<Goal> goals;
+  std::vector<Assumption> assumptions;
+  std::vector<std::string> unmatched_ref_outputs, unmatched_dist_parameters;
+  std::vector<std::string> notes;  ///< what else the checker wants the user to know
+  std::optional<Divergence> divergence;
+  CheckStats stats;
+};
+
+}  // namespace scalify::verify

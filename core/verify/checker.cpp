@@ -1,0 +1,636 @@
+#include "verify/checker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_set>
+
+#include "egraph/runner.h"
+#include "rules/bundled_rules.h"
+#include "rules/rule_compiler.h"
+#include "rules/rule_parser.h"
+#include "verify/propagation.h"
+#include "verify/term_bridge.h"
+#include "verify/type_table.h"
+
+namespace scalify::verify {
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kEquivalent:
+      return "equivalent";
+    case Verdict::kDivergent:
+      return "divergent";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+  }
+  return "inconclusive";
+}
+
+namespace {
+
+using egraph::ClassId;
+using ir::InstrId;
+
+/// One layout fact: distributed value ~ reference term, and why.
+struct Fact {
+  Layout layout;
+  ClassId ref = 0;
+  std::string rule;
+  InstrId instr = -1;
+  size_t element = 0;
+  std::vector<uint32_t> premises;
+  bool apply = false;  ///< the term was built by applying the op (not a collective's identity)
+};
+
+/// Values are per instruction and tuple element.
+template <class T>
+using PerValue = std::vector<std::vector<T>>;
+
+size_t element_count(const ir::Type& t) { return t.is_tuple() ? t.elements().size() : 1; }
+
+class Checker {
+ public:
+  Checker(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+          const CheckOptions& options)
+      : ref_(ref), dist_(dist), mesh_(mesh), options_(options), bridge_(g_, vocab_, types_) {}
+
+  CheckResult run(const std::vector<ParamBinding>& bindings);
+
+ private:
+  void encode_reference();
+  void seed(const std::vector<ParamBinding>& bindings);
+  void propagate();
+  void lift_instruction(InstrId id);
+  void lift_replicated_tuple(InstrId id);
+  void add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
+                            const Fact& rep);
+  bool add_fact(InstrId id, size_t element, Fact fact);
+  void saturate();
+  void decide_goals();
+  void localise_by_value();
+  Divergence describe(InstrId id, std::string reason) const;
+  std::optional<InstrId> closest_ref(InstrId id) const;
+  std::vector<std::string> proof_of(uint32_t fact) const;
+
+  const ir::Module& ref_;
+  const ir::Module& dist_;
+  const Mesh& mesh_;
+  const CheckOptions& options_;
+  egraph::EGraph g_;
+  egraph::Vocabulary vocab_;
+  TypeTable types_;
+  TermBridge bridge_;
+
+  PerValue<std::optional<ClassId>> ref_values_;  ///< per reference instruction
+  std::vector<std::string> ref_unsupported_;
+  PerValue<std::vector<uint32_t>> facts_of_;  ///< per distributed instruction
+  std::vector<Fact> facts_;
+  std::optional<std::pair<InstrId, std::string>> first_refusal_;
+  std::vector<std::string> unsupported_;
+  CheckResult result_;
+  egraph::RunReport report_;
+};
+
+void Checker::encode_reference() {
+  const ir::Computation& entry = ref_.entry();
+  ref_values_.assign(entry.size(), {});
+  auto order = entry.topological_order();
+  if (!order) return;
+  for (InstrId id : *order) {
+    const ir::Instruction& instr = entry[id];
+    auto& out = ref_values_[static_cast<size_t>(id)];
+    out.assign(element_count(instr.type), std::nullopt);
+    if (instr.opcode == ir::Opcode::kTuple) {
+      for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
+        const auto& in = ref_values_[static_cast<size_t>(instr.operands[i])];
+        out[i] = in.size() == 1 ? in[0] : std::nullopt;
+      }
+      continue;
+    }
+    std::vector<ClassId> kids;
+    bool ok = true;
+    for (InstrId o : instr.operands) {
+      const auto& in = ref_values_[static_cast<size_t>(o)];
+      if (instr.opcode == ir::Opcode::kGetTupleElement) {
+        const auto* index = instr.get<int64_t>("index");
+        if (index && static_cast<size_t>(*index) < in.size() && in[static_cast<size_t>(*index)]) {
+          out[0] = in[static_cast<size_t>(*index)];
+        }
+        ok = false;
+        break;
+      }
+      if (in.size() != 1 || !in[0]) {
+        ok = false;
+        break;
+      }
+      kids.push_back(*in[0]);
+    }
+    if (!ok) continue;
+    auto e = bridge_.encode(ref_, instr, kids, instr.type, "ref");
+    if (e && instr.type.is_tuple()) {
+      for (size_t i = 0; i < out.size(); ++i) {
+        out[i] =
+            bridge_.get_tuple_element(*e.id, static_cast<int64_t>(i), instr.type.elements()[i]);
+      }
+    } else if (e) {
+      out[0] = *e.id;
+    } else {
+      ref_unsupported_.push_back(instr.name + ": " + e.why);
+    }
+  }
+}
+
+bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
+  auto& list = facts_of_[static_cast<size_t>(id)][element];
+  for (uint32_t f : list) {
+    if (facts_[f].layout == fact.layout && g_.find(facts_[f].ref) == g_.find(fact.ref))
+      return false;
+  }
+  if (list.size() >= 4) return false;  // enough alternatives for one value
+  fact.instr = id;
+  fact.element = element;
+  facts_.push_back(std::move(fact));
+  list.push_back(static_cast<uint32_t>(facts_.size() - 1));
+  return true;
+}
+
+void Checker::seed(const std::vector<ParamBinding>& bindings) {
+  const ir::Computation& d = dist_.entry();
+  const ir::Computation& r = ref_.entry();
+  facts_of_.assign(d.size(), {});
+  for (size_t i = 0; i < d.size(); ++i)
+    facts_of_[i].assign(element_count(d[static_cast<InstrId>(i)].type), {});
+  for (const ParamBinding& b : bindings) {
+    if (b.dist < 0 || !b.ref) continue;
+    const auto& rv = ref_values_[static_cast<size_t>(*b.ref)];
+    if (rv.size() != 1 || !rv[0]) continue;
+    Fact f;
+    f.layout = b.layout;
+    f.ref = *rv[0];
+    f.rule = b.assumption ? "assumption" : "bijection";
+    add_fact(b.dist, 0, std::move(f));
+    BijectionEntry e{
+        d[b.dist].name, r[*b.ref].name, d[b.dist].parameter_number, r[*b.ref].parameter_number,
+        b.layout,       b.why};
+    result_.bijection.push_back(e);
+    if (b.assumption) result_.assumptions.push_back({d[b.dist].name, b.layout, b.why});
+  }
+}
+
+void Checker::lift_instruction(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  auto& out = facts_of_[static_cast<size_t>(id)];
+  if (instr.opcode == ir::Opcode::kParameter) return;
+  if (instr.opcode == ir::Opcode::kTuple) {
+    for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
+      for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
+        Fact copy = facts_[f];
+        copy.rule = "tuple";
+        copy.premises = {f};
+        copy.apply = false;
+        add_fact(id, i, std::move(copy));
+      }
+    }
+    return;
+  }
+  if (instr.opcode == ir::Opcode::kGetTupleElement) {
+    const auto* index = instr.get<int64_t>("index");
+    const auto& in = facts_of_[static_cast<size_t>(instr.operands[0])];
+    if (!index || static_cast<size_t>(*index) >= in.size()) return;
+    for (uint32_t f : in[static_cast<size_t>(*index)]) {
+      Fact copy = facts_[f];
+      copy.rule = "get-tuple-element";
+      copy.premises = {f};
+      copy.apply = false;
+      add_fact(id, 0, std::move(copy));
+    }
+    return;
+  }
+  // A tuple-valued collective works element by element on its operands.
+  const bool elementwise_tuple = instr.type.is_tuple() && ir::is_collective(instr.opcode) &&
+                                 instr.operands.size() == instr.type.elements().size();
+  const size_t elements = elementwise_tuple ? instr.operands.size() : 1;
+  bool all_known = true;
+  for (InstrId o : instr.operands) {
+    const auto& in = facts_of_[static_cast<size_t>(o)];
+    if (in.size() != 1 || in[0].empty()) all_known = false;
+  }
+  if (!all_known) return;
+  if (instr.type.is_tuple() && !elementwise_tuple) {
+    lift_replicated_tuple(id);
+    return;
+  }
+
+  std::optional<std::string> refusal;
+  bool lifted = false;
+  for (size_t e = 0; e < elements; ++e) {
+    ir::Instruction one = instr;
+    std::vector<InstrId> operand_ids = instr.operands;
+    if (elementwise_tuple) {
+      one.type = instr.type.elements()[e];
+      operand_ids = {instr.operands[e]};
+    }
+    // Every combination of the operands' facts (few: each value keeps at most four).
+    std::vector<size_t> pick(operand_ids.size(), 0);
+    size_t combos = 0;
+    while (combos++ < 16) {
+      std::vector<OperandView> views;
+      std::vector<uint32_t> premises;
+      std::vector<ClassId> refs;
+      for (size_t i = 0; i < operand_ids.size(); ++i) {
+        const uint32_t f = facts_of_[static_cast<size_t>(operand_ids[i])][0][pick[i]];
+        premises.push_back(f);
+        refs.push_back(facts_[f].ref);
+        const auto t = types_.type(g_.type_of(facts_[f].ref));
+        OperandView v{facts_[f].layout, t ? *t : ir::Type(), bridge_.number_value(facts_[f].ref)};
+        views.push_back(std::move(v));
+      }
+      auto lifted_or = lift(dist_, comp, one, views, mesh_);
+      if (auto* l = std::get_if<Lift>(&lifted_or)) {
+        Fact f;
+        f.layout = l->layout;
+        f.rule = l->rule;
+        f.premises = premises;
+        switch (l->term) {
+          case Lift::Term::kApply: {
+            auto enc = bridge_.encode(dist_, l->ref_instr, refs, l->ref_type, "dist");
+            if (!enc) {
+              refusal = enc.why;
+              break;
+            }
+            f.ref = *enc.id;
+            f.apply = true;
+            break;
+          }
+          case Lift::Term::kOperand:
+            f.ref = refs[l->operand];
+            break;
+          case Lift::Term::kPadded: {
+            // The gathered value is the reference value followed by padding nobody knows.
+            const ClassId x = refs[l->operand];
+            auto xt = types_.type(g_.type_of(x));
+            ir::Type pad = l->ref_type;
+            std::vector<int64_t> dims = pad.dims();
+            dims[static_cast<size_t>(l->pad_dim)] -= xt ? xt->dim(l->pad_dim) : 0;
+            pad.set_dims(dims);
+            const ClassId unknown = bridge_.unknown("dist:" + instr.name, pad);
+            const std::vector<ClassId> parts{x, unknown};
+            f.ref = bridge_.concatenate(parts, l->pad_dim, l->ref_type);
+            break;
+          }
+        }
+        if (f.ref != 0 || l->term != Lift::Term::kApply || !refusal) {
+          const bool replicated_broadcast =
+              one.opcode == ir::Opcode::kBroadcast && f.layout.is_rep() && f.apply;
+          add_fact(id, e, f);
+          lifted = true;
+          if (replicated_broadcast) add_broadcast_shards(id, *l, refs, f);
+        }
+      } else if (!refusal) {
+        refusal = std::get<NoLift>(lifted_or).reason;
+      }
+      // Next combination.
+      size_t i = 0;
+      while (i < pick.size()) {
+        if (++pick[i] < facts_of_[static_cast<size_t>(operand_ids[i])][0].size()) break;
+        pick[i++] = 0;
+      }
+      if (i == pick.size()) break;
+    }
+  }
+  if (!lifted && refusal && !first_refusal_) first_refusal_ = {id, *refusal};
+}
+
+/// A tuple-valued op (batch-norm-training, sort, rng-bit-generator…) on replicated operands
+/// computes the reference's tuple on every rank; anything else is not understood.
+void Checker::lift_replicated_tuple(InstrId id) {
+  const ir::Instruction& instr = dist_.entry()[id];
+  std::vector<ClassId> refs;
+  std::vector<uint32_t> premises;
+  for (size_t i = 0; i < instr.operands.size(); ++i) {
+    std::optional<uint32_t> rep;
+    for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
+      if (facts_[f].layout.is_rep()) {
+        rep = f;
+        break;
+      }
+    }
+    if (!rep) {
+      const uint32_t f = facts_of_[static_cast<size_t>(instr.operands[i])][0][0];
+      if (!first_refusal_) {
+        first_refusal_ = {id, "operand " + std::to_string(i) + " is " +
+                                  facts_[f].layout.to_string(mesh_) + " and `" +
+                                  instr.opcode_text() +
+                                  "` (returning a tuple) only propagates replicated values"};
+      }
+      return;
+    }
+    refs.push_back(facts_[*rep].ref);
+    premises.push_back(*rep);
+  }
+  auto enc = bridge_.encode(dist_, instr, refs, instr.type, "dist");
+  if (!enc) {
+    unsupported_.push_back(instr.name + ": " + enc.why);
+    return;
+  }
+  for (size_t e = 0; e < instr.type.elements().size(); ++e) {
+    Fact f;
+    f.layout = Layout::replicated(mesh_.rank());
+    f.ref = bridge_.get_tuple_element(*enc.id, static_cast<int64_t>(e), instr.type.elements()[e]);
+    f.rule = "factor:" + instr.opcode_text();
+    f.premises = premises;
+    f.apply = true;
+    add_fact(id, e, std::move(f));
+  }
+}
+
+/// A replicated broadcast is the same along the dims it creates, so each rank's copy is also a
+/// shard of the broadcast to a bigger extent along any of them: the view a sharded operand of
+/// the same op needs (a rotary table broadcast over the heads each rank holds).
+void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
+                                   const Fact& rep) {
+  const ir::DimList& kept = lift.ref_instr.dims_attr("dimensions");
+  for (int64_t k = 0; k < lift.ref_type.rank(); ++k) {
+    if (std::find(kept.begin(), kept.end(), k) != kept.end()) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      if (mesh_.size(a) < 2) continue;
+      ir::Type wide = lift.ref_type;
+      std::vector<int64_t> dims = wide.dims();
+      dims[static_cast<size_t>(k)] *= mesh_.size(a);
+      wide.set_dims(dims);
+      auto enc = bridge_.encode(dist_, lift.ref_instr, refs, wide, "dist");
+      if (!enc) continue;
+      Fact f = rep;
+      f.layout = Layout::on(mesh_, a, AxisLayout::shard(static_cast<int32_t>(k)));
+      f.ref = *enc.id;
+      f.rule = "broadcast-as-shard";
+      add_fact(id, 0, std::move(f));
+    }
+  }
+}
+
+void Checker::propagate() {
+  const ir::Computation& comp = dist_.entry();
+  auto order = comp.topological_order();
+  if (!order) return;
+  for (InstrId id : *order) lift_instruction(id);
+}
+
+void Checker::saturate() {
+  std::vector<rules::RuleFile> files;
+  std::vector<egraph::Rule> all;
+  for (const rules::RuleText& text : rules::bundled_rule_files()) {
+    auto file = rules::parse_rules(text.text, text.name);
+    if (!file) {
+      result_.notes.push_back("bundled rules: " + file.error().format());
+      continue;
+    }
+    files.push_back(std::move(*file));
+  }
+  auto oracle = [this](const egraph::ENode& n) { return types_.type_of(n, g_, vocab_); };
+  auto lookup = [this](egraph::TypeId id) { return types_.type(id); };
+  for (const rules::RuleFile& f : files) {
+    auto compiled = rules::compile_rules(f, vocab_, oracle, nullptr, lookup);
+    if (!compiled) {
+      result_.notes.push_back("bundled rules: " + compiled.error().format());
+      continue;
+    }
+    for (egraph::Rule& r : compiled->rules) all.push_back(std::move(r));
+  }
+  egraph::RunOptions run;
+  run.limits.iterations = options_.iteration_limit;
+  run.limits.nodes = options_.node_limit;
+  run.limits.seconds = options_.budget_seconds;
+  run.scheduling.backoff = true;
+  report_ = egraph::run(g_, all, run);
+  result_.stats.iterations = report_.iterations.size();
+  result_.stats.stop_reason = egraph::to_string(report_.stop);
+}
+
+std::vector<std::string> Checker::proof_of(uint32_t fact) const {
+  std::vector<std::string> lines;
+  std::vector<uint32_t> stack{fact};
+  std::unordered_set<uint32_t> seen;
+  std::vector<uint32_t> order;
+  while (!stack.empty()) {
+    const uint32_t f = stack.back();
+    stack.pop_back();
+    if (!seen.insert(f).second) continue;
+    order.push_back(f);
+    for (uint32_t p : facts_[f].premises) stack.push_back(p);
+  }
+  std::sort(order.begin(), order.end());
+  const ir::Computation& d = dist_.entry();
+  for (uint32_t f : order) {
+    const Fact& x = facts_[f];
+    std::string line = "[" + std::to_string(f) + "] " + d[x.instr].name;
+    if (d[x.instr].type.is_tuple()) line += "#" + std::to_string(x.element);
+    line += " ~ " + x.layout.to_string(mesh_) + " of e-class " + std::to_string(g_.find(x.ref)) +
+            "   by " + x.rule;
+    if (!x.premises.empty()) {
+      line += " from";
+      for (uint32_t p : x.premises) line += " [" + std::to_string(p) + "]";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+void Checker::decide_goals() {
+  const ir::Computation& r = ref_.entry();
+  const ir::Computation& d = dist_.entry();
+  const auto& ref_out = ref_values_[static_cast<size_t>(r.root)];
+  const auto& dist_out = facts_of_[static_cast<size_t>(d.root)];
+  const ir::Instruction& rroot = r[r.root];
+  const ir::Instruction& droot = d[d.root];
+  for (size_t i = 0; i < ref_out.size(); ++i) {
+    Goal goal;
+    goal.index = static_cast<int64_t>(i);
+    goal.ref = rroot.name + (rroot.type.is_tuple() ? "#" + std::to_string(i) : "");
+    if (i >= dist_out.size()) {
+      result_.unmatched_ref_outputs.push_back(goal.ref);
+      continue;
+    }
+    goal.dist = droot.name + (droot.type.is_tuple() ? "#" + std::to_string(i) : "");
+    if (!ref_out[i]) {
+      goal.why_not = "the reference output uses an operation the checker does not support";
+    } else if (dist_out[i].empty()) {
+      goal.why_not = "the distributed output has no layout";
+    } else {
+      for (uint32_t f : dist_out[i]) {
+        if (g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
+          goal.proven = true;
+          goal.layout = facts_[f].layout;
+          goal.proof = proof_of(f);
+          goal.proof.push_back("e-class " + std::to_string(g_.find(*ref_out[i])) + " holds " +
+                               goal.ref + " (saturation: " + result_.stats.stop_reason + ")");
+          break;
+        }
+      }
+      if (!goal.proven) {
+        goal.why_not = "the distributed output is " +
+                       facts_[dist_out[i][0]].layout.to_string(mesh_) +
+                       " of a value the rules could not prove equal to the reference output";
+      }
+    }
+    result_.goals.push_back(std::move(goal));
+  }
+  for (size_t i = ref_out.size(); i < dist_out.size(); ++i) {
+    result_.notes.push_back("distributed output " + droot.name + "#" + std::to_string(i) +
+                            " has no reference counterpart");
+  }
+}
+
+std::optional<InstrId> Checker::closest_ref(InstrId id) const {
+  const ir::Computation& d = dist_.entry();
+  const ir::Computation& r = ref_.entry();
+  const ir::Instruction& di = d[id];
+  std::unordered_set<ClassId> operand_classes;
+  for (InstrId o : di.operands) {
+    for (const auto& element : facts_of_[static_cast<size_t>(o)]) {
+      for (uint32_t f : element) operand_classes.insert(g_.find(facts_[f].ref));
+    }
+  }
+  std::optional<InstrId> best;
+  int best_score = -1;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const ir::Instruction& ri = r[static_cast<InstrId>(i)];
+    int score = 0;
+    if (ri.opcode == di.opcode) score += 4;
+    if (!ri.metadata.op_name.empty() && ri.metadata.op_name == di.metadata.op_name) score += 2;
+    if (ri.metadata.source_line >= 0 && ri.metadata.source_line == di.metadata.source_line)
+      score += 1;
+    for (InstrId o : ri.operands) {
+      const auto& v = ref_values_[static_cast<size_t>(o)];
+      if (v.size() == 1 && v[0] && operand_classes.count(g_.find(*v[0]))) score += 3;
+    }
+    if (ri.opcode != di.opcode) score = std::min(score, 3);
+    if (score > best_score) {
+      best_score = score;
+      best = static_cast<InstrId>(i);
+    }
+  }
+  if (best_score < 4) return std::nullopt;
+  return best;
+}
+
+Divergence Checker::describe(InstrId id, std::string reason) const {
+  const ir::Computation& d = dist_.entry();
+  const ir::Instruction& di = d[id];
+  Divergence out;
+  out.dist_node = di.name;
+  out.op = di.opcode_text();
+  out.reason = std::move(reason);
+  out.dist_line = di.pos.line;
+  for (InstrId o : di.operands) {
+    const auto& v = facts_of_[static_cast<size_t>(o)];
+    std::string s;
+    for (const auto& element : v) {
+      for (uint32_t f : element) {
+        if (!s.empty()) s += " | ";
+        s += facts_[f].layout.to_string(mesh_);
+      }
+    }
+    out.operand_layouts.push_back(s.empty() ? "none" : s);
+  }
+  out.op_name = di.metadata.op_name;
+  if (di.metadata.has_source_site())
+    out.source = SourceSite{di.metadata.source_file, di.metadata.source_line};
+  if (auto r = closest_ref(id)) {
+    out.ref_node = ref_.entry()[*r].name;
+    out.ref_line = ref_.entry()[*r].pos.line;
+  }
+  return out;
+}
+
+void Checker::localise_by_value() {
+  // The earliest op whose operands all stand for reference values but whose own value is
+  // none of the reference's: it computes something the reference never does.
+  std::unordered_set<ClassId> ref_classes;
+  for (const auto& v : ref_values_) {
+    for (const auto& c : v) {
+      if (c) ref_classes.insert(g_.find(*c));
+    }
+  }
+  auto in_ref = [&](uint32_t f) { return ref_classes.count(g_.find(facts_[f].ref)) > 0; };
+  const ir::Computation& comp = dist_.entry();
+  auto order = comp.topological_order();
+  if (!order) return;
+  for (InstrId id : *order) {
+    const auto& mine = facts_of_[static_cast<size_t>(id)];
+    if (mine.size() != 1 || mine[0].empty()) continue;
+    bool applied = false, matches = false;
+    for (uint32_t f : mine[0]) {
+      applied = applied || facts_[f].apply;
+      matches = matches || in_ref(f);
+    }
+    if (!applied || matches) continue;
+    bool operands_match = true;
+    for (InstrId o : comp[id].operands) {
+      const auto& v = facts_of_[static_cast<size_t>(o)];
+      bool any = false;
+      for (const auto& element : v) {
+        for (uint32_t f : element) any = any || in_ref(f);
+      }
+      operands_match = operands_match && any;
+    }
+    if (!operands_match) continue;
+    result_.divergence = describe(
+        id, "its operands match reference values, but `" + comp[id].opcode_text() +
+                "` of them computes a value the reference never computes (a different constant, "
+                "operand order, window or permutation than the reference uses)");
+    return;
+  }
+}
+
+CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
+  const auto start = std::chrono::steady_clock::now();
+  result_.mesh = mesh_;
+  encode_reference();
+  seed(bindings);
+  for (const ParamBinding& b : bindings) {
+    if (!b.ref && b.dist >= 0)
+      result_.unmatched_dist_parameters.push_back(dist_.entry()[b.dist].name);
+  }
+  propagate();
+  saturate();
+  decide_goals();
+  const bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),
+                                                         [](const Goal& g) { return g.proven; });
+  if (all && (!options_.strict || (result_.unmatched_ref_outputs.empty() &&
+                                   result_.unmatched_dist_parameters.empty()))) {
+    result_.verdict = Verdict::kEquivalent;
+  } else if (first_refusal_) {
+    result_.verdict = Verdict::kDivergent;
+    result_.divergence = describe(first_refusal_->first, first_refusal_->second);
+  } else {
+    localise_by_value();
+    const bool out_of_budget = report_.stop != egraph::StopReason::kSaturated;
+    result_.verdict = result_.divergence ? Verdict::kDivergent : Verdict::kInconclusive;
+    if (result_.divergence && out_of_budget) {
+      result_.notes.push_back("saturation stopped (" + result_.stats.stop_reason +
+                              ") before the goals were proven; the suspect node is where the "
+                              "values first differ");
+    }
+  }
+  for (const std::string& u : unsupported_) result_.notes.push_back("not supported: " + u);
+  for (const std::string& u : ref_unsupported_)
+    result_.notes.push_back("reference, not supported: " + u);
+  result_.stats.enodes = g_.node_count();
+  result_.stats.eclasses = g_.class_count();
+  result_.stats.facts = facts_.size();
+  result_.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result_;
+}
+
+}  // namespace
+
+CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+                        const std::vector<ParamBinding>& bindings, const CheckOptions& options) {
+  Checker c(ref, dist, mesh, options);
+  return c.run(bindings);
+}
+
+}  // namespace scalify::verify

@@ -1,0 +1,40 @@
+// The checker: one e-graph over the reference and the distributed program, layouts lifted
+// through the distributed program, saturation, goals decided, the first divergence localised.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/module.h"
+#include "support/expected.h"
+#include "verify/check_result.h"
+#include "verify/layout.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+/// How a distributed parameter relates to a reference parameter (an input of the proof).
+struct ParamBinding {
+  ir::InstrId dist = -1;
+  std::optional<ir::InstrId> ref;  ///< none: no counterpart
+  Layout layout;
+  std::string why;
+  bool assumption = false;  ///< a contract the user must confirm (e.g. partial(sum) inputs)
+};
+
+struct CheckOptions {
+  double budget_seconds = 30;
+  size_t node_limit = 2'000'000;
+  size_t iteration_limit = 12;
+  bool strict = false;
+};
+
+/// Decides whether `dist` computes `ref` on `mesh` under the parameter bindings (one per
+/// distributed parameter, by parameter number order). Goals pair the outputs by position.
+///
+///   auto r = check_under(ref, dist, mesh, bindings, {});
+///   r.verdict == Verdict::kEquivalent;  r.goals[0].proven;
+CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+                        const std::vector<ParamBinding>& bindings, const CheckOptions& options);
+
+}  // namespace scalify::verify

@@ -1,0 +1,232 @@
+#include "verify/mesh_inference.h"
+
+#include <algorithm>
+
+#include "verify/bijection.h"
+
+namespace scalify::verify {
+
+namespace {
+
+using ir::Instruction;
+
+Mesh one_axis(int64_t size) { return Mesh({MeshAxis{"tp", size}}); }
+
+bool is_collective_instr(const Instruction& instr) {
+  return ir::is_collective(instr.opcode) ||
+         (instr.async_wrapped && ir::is_collective(*instr.async_wrapped));
+}
+
+/// The collectives of every computation, with the devices they name.
+struct CollectiveUse {
+  const Instruction* instr = nullptr;
+  int64_t max_device = -1;  ///< the largest device id named
+  int64_t group_size = 0;   ///< the largest replica group (0: none given)
+};
+
+std::vector<CollectiveUse> collectives(const ir::Module& m) {
+  std::vector<CollectiveUse> out;
+  for (const ir::Computation& c : m.computations) {
+    for (const Instruction& instr : c.instructions) {
+      if (!is_collective_instr(instr)) continue;
+      CollectiveUse use{&instr, -1, 0};
+      if (const ir::ReplicaGroups* groups = instr.replica_groups()) {
+        for (const auto& group : groups->groups) {
+          use.group_size = std::max(use.group_size, static_cast<int64_t>(group.size()));
+          for (int64_t d : group) use.max_device = std::max(use.max_device, d);
+        }
+      }
+      if (const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs")) {
+        for (const auto& [source, target] : *pairs) {
+          use.max_device = std::max({use.max_device, source, target});
+        }
+      }
+      if (use.max_device >= 0) out.push_back(use);
+    }
+  }
+  return out;
+}
+
+std::string groups_text(const Instruction& instr) {
+  if (const ir::ReplicaGroups* groups = instr.replica_groups()) {
+    if (groups->iota) return groups->iota->to_string();
+    std::string out = "{";
+    for (const auto& group : groups->groups) {
+      out += out.size() > 1 ? ",{" : "{";
+      for (size_t i = 0; i < group.size(); ++i) {
+        out += (i ? "," : "") + std::to_string(group[i]);
+      }
+      out += "}";
+    }
+    return out + "}";
+  }
+  return "source_target_pairs";
+}
+
+std::optional<InferredMesh> from_collectives(const std::vector<CollectiveUse>& uses) {
+  if (uses.empty()) return std::nullopt;
+  const CollectiveUse* widest = &uses[0];
+  int64_t n = 0, g = 0;
+  for (const CollectiveUse& use : uses) {
+    n = std::max(n, use.max_device + 1);
+    if (use.group_size > g) {
+      g = use.group_size;
+      widest = &use;
+    }
+  }
+  if (n <= 1) return std::nullopt;
+  const std::string evidence =
+      ": the replica groups of " + widest->instr->name + " (" + groups_text(*widest->instr) + ")";
+  if (g > 1 && g < n && n % g == 0) {
+    const Mesh two({MeshAxis{"dp", n / g}, MeshAxis{"tp", g}});
+    bool fits = true;
+    for (const CollectiveUse& use : uses) {
+      const ir::ReplicaGroups* groups = use.instr->replica_groups();
+      if (groups && !groups->groups.empty() && !two.axes_of(*groups)) fits = false;
+    }
+    if (fits)
+      return InferredMesh{two,
+                          two.to_string() + evidence + ", over " + std::to_string(n) + " devices"};
+  }
+  const Mesh mesh = one_axis(n);
+  return InferredMesh{mesh, mesh.to_string() + evidence};
+}
+
+void sharding_devices(const ir::Sharding& s, int64_t& n) {
+  if (s.kind == ir::Sharding::Kind::kTiled) {
+    n = std::max(n, static_cast<int64_t>(s.device_list().size()));
+  } else if (s.kind == ir::Sharding::Kind::kMaximal) {
+    n = std::max(n, s.device + 1);
+  }
+  for (const ir::Sharding& e : s.elements) sharding_devices(e, n);
+}
+
+std::optional<InferredMesh> from_shardings(const ir::Module& m) {
+  int64_t n = 0;
+  std::string where;
+  for (const ir::Computation& c : m.computations) {
+    for (const Instruction& instr : c.instructions) {
+      if (const ir::Sharding* s = instr.sharding()) {
+        const int64_t before = n;
+        sharding_devices(*s, n);
+        if (n > before) where = instr.name + " (sharding=" + s->to_string() + ")";
+      }
+    }
+  }
+  if (n <= 1) return std::nullopt;
+  const Mesh mesh = one_axis(n);
+  return InferredMesh{mesh, mesh.to_string() + ": the devices of " + where};
+}
+
+std::optional<InferredMesh> from_shapes(const ir::Module& ref, const ir::Module& dist) {
+  std::vector<ir::InstrId> rp, dp;
+  for (ir::InstrId id : ref.entry().parameters()) {
+    if (id >= 0) rp.push_back(id);
+  }
+  for (ir::InstrId id : dist.entry().parameters()) {
+    if (id >= 0) dp.push_back(id);
+  }
+  const auto& R = ref.entry();
+  const auto& D = dist.entry();
+  // Pairs that could be one value split along some dims, whatever the split.
+  const auto score = [&](size_t r, size_t d) -> std::optional<int> {
+    const ir::Type& u = R[rp[r]].type;
+    const ir::Type& t = D[dp[d]].type;
+    if (!u.is_array() || !t.is_array() || u.dtype() != t.dtype() || u.rank() != t.rank()) {
+      return t.compatible(u) ? std::optional<int>(120) : std::nullopt;
+    }
+    bool equal = true;
+    for (int64_t k = 0; k < t.rank(); ++k) {
+      if (t.dim(k) == u.dim(k)) continue;
+      if (t.dim(k) <= 0 || t.dim(k) > u.dim(k)) return std::nullopt;
+      equal = false;
+    }
+    int s = equal ? 120 : 110;
+    if (R[rp[r]].name == D[dp[d]].name) s += 30;
+    if (R[rp[r]].parameter_number == D[dp[d]].parameter_number) s += 1;
+    return s;
+  };
+  const std::vector<int> match = align_parameters(rp.size(), dp.size(), score);
+  std::vector<std::pair<int64_t, int64_t>> split;  // (dist extent, ref extent)
+  std::vector<int64_t> ratios;
+  std::string example;
+  for (size_t d = 0; d < dp.size(); ++d) {
+    if (match[d] < 0) continue;
+    const ir::Type& t = D[dp[d]].type;
+    const ir::Type& u = R[rp[static_cast<size_t>(match[d])]].type;
+    if (!t.is_array() || !u.is_array() || t.rank() != u.rank()) continue;
+    for (int64_t k = 0; k < t.rank(); ++k) {
+      if (t.dim(k) == u.dim(k)) continue;
+      split.emplace_back(t.dim(k), u.dim(k));
+      if (u.dim(k) % t.dim(k) == 0) ratios.push_back(u.dim(k) / t.dim(k));
+      if (example.empty()) {
+        example = D[dp[d]].name + " " + t.to_string(false) + " against " +
+                  R[rp[static_cast<size_t>(match[d])]].name + " " + u.to_string(false);
+      }
+    }
+  }
+  if (split.empty()) return std::nullopt;
+  std::sort(ratios.begin(), ratios.end());
+  int64_t n = 0;
+  for (int64_t candidate : ratios) {
+    const bool fits = std::all_of(split.begin(), split.end(),
+                                  [&](const auto& p) { return p.first * candidate >= p.second; });
+    if (fits) {
+      n = candidate;
+      break;
+    }
+  }
+  if (n == 0) {
+    for (const auto& [local, full] : split) n = std::max(n, (full + local - 1) / local);
+  }
+  if (n <= 1) return std::nullopt;
+  const Mesh mesh = one_axis(n);
+  return InferredMesh{mesh, mesh.to_string() + ": parameter shapes, e.g. " + example};
+}
+
+}  // namespace
+
+Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Module& dist,
+                                            std::string_view dist_file) {
+  const int64_t partitions = dist.num_partitions(), replicas = dist.replica_count();
+  const std::vector<CollectiveUse> uses = collectives(dist);
+  if (partitions > 1 || replicas > 1) {
+    InferredMesh out;
+    if (partitions > 1 && replicas > 1) {
+      out.mesh = Mesh({MeshAxis{"dp", replicas}, MeshAxis{"tp", partitions}});
+      out.why = out.mesh.to_string() + ": replica_count=" + std::to_string(replicas) +
+                " and num_partitions=" + std::to_string(partitions) + " in the header";
+    } else {
+      const bool by_partitions = partitions > 1;
+      out.mesh = one_axis(by_partitions ? partitions : replicas);
+      out.why = out.mesh.to_string() + ": " +
+                (by_partitions ? "num_partitions=" : "replica_count=") +
+                std::to_string(out.mesh.device_count()) + " in the header";
+    }
+    for (const CollectiveUse& use : uses) {
+      if (use.max_device >= out.mesh.device_count()) {
+        return Diagnostic{std::string(dist_file), use.instr->pos,
+                          use.instr->name + " names device " + std::to_string(use.max_device) +
+                              ", but the header gives " + std::to_string(out.mesh.device_count()) +
+                              " devices",
+                          ""};
+      }
+    }
+    return out;
+  }
+  if (auto m = from_collectives(uses)) return *m;
+  if (auto m = from_shardings(dist)) return *m;
+  if (auto m = from_shapes(ref, dist)) return *m;
+  return InferredMesh{Mesh(),
+                      "one device: no partitions, collectives, shardings or shape ratios say "
+                      "otherwise"};
+}
+
+Expected<Mesh> infer_mesh(const ir::Module& ref, const ir::Module& dist,
+                          std::string_view dist_file) {
+  Expected<InferredMesh> m = infer_mesh_explained(ref, dist, dist_file);
+  if (!m) return m.error();
+  return m->mesh;
+}
+
+}  // namespace scalify::verify

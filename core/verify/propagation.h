@@ -1,0 +1,56 @@
+// Lifting one distributed instruction to the reference: given its operands' layouts, the
+// layout of its result and the reference term it stands for, or the reason there is none
+// (where most real bugs surface).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+
+#include "ir/module.h"
+#include "verify/layout.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+/// What the checker knows of one (array) operand.
+struct OperandView {
+  Layout layout;
+  ir::Type ref_type;             ///< the type of the reference value it stands for
+  std::optional<double> number;  ///< the reference value is this constant everywhere
+};
+
+/// How a distributed value relates to the reference after the instruction.
+struct Lift {
+  enum class Term : uint8_t {
+    kApply,    ///< the op applied to the operands' reference terms: encode `ref_instr`
+    kOperand,  ///< operand `operand`'s reference term itself (collectives, identities)
+    kPadded,   ///< operand's reference term concatenated with unknown padding along `pad_dim`
+  };
+  Layout layout;
+  Term term = Term::kApply;
+  ir::Instruction ref_instr;  ///< kApply: the instruction as the reference would write it
+  ir::Type ref_type;          ///< the reference type of the result
+  size_t operand = 0;         ///< kOperand, kPadded
+  int32_t pad_dim = -1;       ///< kPadded
+  std::string rule;           ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
+};
+
+/// Why an instruction gets no layout: a sentence a person can act on.
+struct NoLift {
+  std::string reason;
+};
+
+/// Lifts an array-valued instruction `instr` of `comp` (in the distributed module) given one
+/// view per operand. Tuples and get-tuple-element are the checker's job (element by element).
+///
+///   // %e = f32[4,2] exponential(%p)   with %p partial(sum,tp)
+///   std::get<NoLift>(lift(m, comp, e, views, mesh)).reason ==
+///     "operand 0 is partial(sum,tp) and `exponential` is not linear: an all-reduce is missing "
+///     "upstream"
+std::variant<Lift, NoLift> lift(const ir::Module& module, const ir::Computation& comp,
+                                const ir::Instruction& instr, std::span<const OperandView> operands,
+                                const Mesh& mesh);
+
+}  // namespace scalify::verify

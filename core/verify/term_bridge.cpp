@@ -1,0 +1,258 @@
+#include "verify/term_bridge.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace scalify::verify {
+
+using egraph::Attrs;
+using egraph::AttrValue;
+using egraph::ClassId;
+
+namespace {
+
+/// A scalar constant's value, if its literal is a plain number.
+std::optional<double> scalar_value(const ir::Instruction& instr) {
+  if (instr.opcode != ir::Opcode::kConstant || !instr.type.is_array() || instr.type.rank() != 0 ||
+      instr.type.dtype() == ir::DType::kPred || ir::is_complex(instr.type.dtype())) {
+    return std::nullopt;
+  }
+  std::string_view t = instr.literal;
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  if (t == "inf") return std::numeric_limits<double>::infinity();
+  if (t == "-inf") return -std::numeric_limits<double>::infinity();
+  if (t == "nan" || t == "-nan") return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<int64_t> list(const ir::DimList& l) { return {l.begin(), l.end()}; }
+
+bool takes_numbers(ir::Opcode op) {
+  return ir::is_elementwise(op) || op == ir::Opcode::kCompare || op == ir::Opcode::kSelect ||
+         op == ir::Opcode::kClamp;
+}
+
+/// Attributes that say nothing about the value (placement, scheduling, provenance).
+bool value_neutral(std::string_view key) {
+  return key == "sharding" || key == "frontend_attributes" || key == "channel_id" ||
+         key == "api_version" || key == "metadata" || key == "statistics_viz" ||
+         key == "schedule" || key == "output_to_operand_aliasing" || key == "backend_config" ||
+         key == "operand_layout_constraints" || key == "custom_call_has_side_effect" ||
+         key == "origin";
+}
+
+}  // namespace
+
+std::optional<std::string> reducer_name(const ir::Module& module, ir::CompId comp) {
+  if (comp < 0 || static_cast<size_t>(comp) >= module.computations.size()) return std::nullopt;
+  const ir::Computation& c = module.computations[static_cast<size_t>(comp)];
+  if (c.root < 0) return std::nullopt;
+  const ir::Instruction& root = c[c.root];
+  const std::vector<ir::InstrId> params = c.parameters();
+  if (params.size() != 2) return std::nullopt;
+  if (root.opcode == ir::Opcode::kParameter) {
+    if (root.parameter_number == 1) return "assign";
+    return std::nullopt;
+  }
+  if (root.operands.size() != 2) return std::nullopt;
+  const bool on_params = (root.operands[0] == params[0] && root.operands[1] == params[1]) ||
+                         (root.operands[0] == params[1] && root.operands[1] == params[0]);
+  if (!on_params) return std::nullopt;
+  switch (root.opcode) {
+    case ir::Opcode::kAdd:
+    case ir::Opcode::kMultiply:
+    case ir::Opcode::kMaximum:
+    case ir::Opcode::kMinimum:
+    case ir::Opcode::kAnd:
+    case ir::Opcode::kOr:
+      return std::string(ir::opcode_name(root.opcode));
+    default:
+      return std::nullopt;
+  }
+}
+
+ClassId TermBridge::add(std::string_view op, Attrs attrs, std::span<const ClassId> children,
+                        egraph::TypeId type) {
+  egraph::ENode n{vocab_.symbol(op), vocab_.payload(std::move(attrs)), {}};
+  for (ClassId c : children) n.children.push_back(c);
+  return g_.add_node(std::move(n), type);
+}
+
+ClassId TermBridge::number_view(ClassId c) const {
+  auto it = broadcast_numbers_.find(c);
+  return it == broadcast_numbers_.end() ? c : it->second;
+}
+
+std::optional<double> TermBridge::number_value(ClassId c) const {
+  auto it = numbers_.find(number_view(c));
+  if (it == numbers_.end()) return std::nullopt;
+  return it->second;
+}
+
+ClassId TermBridge::unknown(std::string_view site, const ir::Type& type) {
+  return add("unknown", {{"site", std::string(site)}}, {}, types_.intern(type));
+}
+
+ClassId TermBridge::get_tuple_element(ClassId t, int64_t i, const ir::Type& type) {
+  const ClassId kids[] = {t};
+  return add("get-tuple-element", {{"index", i}}, kids, types_.intern(type));
+}
+
+ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
+  return add("concatenate", {{"dimensions", std::vector<int64_t>{dim}}}, parts,
+             types_.intern(type));
+}
+
+TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instruction& instr,
+                                       std::span<const ClassId> operands, const ir::Type& type,
+                                       std::string_view leaf_tag) {
+  using ir::Opcode;
+  const egraph::TypeId tid = types_.intern(type);
+  const Opcode op = instr.opcode;
+  std::vector<ClassId> kids(operands.begin(), operands.end());
+  if (takes_numbers(op)) {
+    for (ClassId& k : kids) k = number_view(k);
+  }
+  const std::string name(instr.opcode_text());
+  auto done = [](ClassId id) { return Encoded{id, {}}; };
+
+  if (auto v = scalar_value(instr)) {
+    const ClassId c = g_.add_node({vocab_.constant_symbol(), vocab_.constant_payload(*v), {}},
+                                  TypeTable::kNumber);
+    numbers_.emplace(c, *v);
+    return done(c);
+  }
+  switch (op) {
+    case Opcode::kParameter:
+      return done(add("parameter",
+                      {{"number", instr.parameter_number}, {"side", std::string(leaf_tag)}}, {},
+                      tid));
+    case Opcode::kConstant:
+      return done(add("literal", {{"value", instr.literal}, {"type", instr.type.to_string(false)}},
+                      {}, tid));
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+    case Opcode::kRngGetAndUpdateState:
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId:
+    case Opcode::kInfeed:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+      return done(add(name, {{"site", std::string(leaf_tag) + ":" + instr.name}}, kids, tid));
+    case Opcode::kCompare:
+      if (const auto* w = instr.get<ir::Word>("direction")) {
+        return done(add(name, {{"direction", w->text}}, kids, tid));
+      }
+      break;
+    case Opcode::kConvert:
+      return done(add(name, {{"type", std::string(ir::dtype_name(type.dtype()))}}, kids, tid));
+    case Opcode::kCopy:
+      return done(kids[0]);  // a copy is its operand (layouts are not values)
+    case Opcode::kTranspose:
+      return done(add(name, {{"dimensions", list(instr.dims_attr("dimensions"))}}, kids, tid));
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+      if (type.is_array() && kids.size() == 1) {
+        return done(add("reshape", {{"shape", type.dims()}}, kids, tid));
+      }
+      break;
+    case Opcode::kBroadcast: {
+      const ClassId c =
+          add(name, {{"shape", type.dims()}, {"dimensions", list(instr.dims_attr("dimensions"))}},
+              kids, tid);
+      if (instr.dims_attr("dimensions").empty() && g_.type_of(kids[0]) == TypeTable::kNumber) {
+        broadcast_numbers_.emplace(c, kids[0]);
+      }
+      return done(c);
+    }
+    case Opcode::kSlice:
+      if (const auto* s = instr.get<std::vector<ir::SliceRange>>("slice")) {
+        std::vector<int64_t> start, limit, stride;
+        for (const ir::SliceRange& r : *s) {
+          start.push_back(r.start);
+          limit.push_back(r.limit);
+          stride.push_back(r.stride);
+        }
+        return done(add(name,
+                        {{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}},
+                        kids, tid));
+      }
+      break;
+    case Opcode::kConcatenate:
+    case Opcode::kReverse:
+      return done(add(name, {{"dimensions", list(instr.dims_attr("dimensions"))}}, kids, tid));
+    case Opcode::kDot: {
+      Attrs a{{"lhs_contracting_dims", list(instr.dims_attr("lhs_contracting_dims"))},
+              {"rhs_contracting_dims", list(instr.dims_attr("rhs_contracting_dims"))}};
+      if (!instr.dims_attr("lhs_batch_dims").empty() ||
+          !instr.dims_attr("rhs_batch_dims").empty()) {
+        a.emplace_back("lhs_batch_dims", list(instr.dims_attr("lhs_batch_dims")));
+        a.emplace_back("rhs_batch_dims", list(instr.dims_attr("rhs_batch_dims")));
+      }
+      return done(add(name, std::move(a), kids, tid));
+    }
+    case Opcode::kReduce: {
+      auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
+      if (!reducer || kids.size() != 2) {
+        return {std::nullopt, "a reduce whose computation is not one binary op"};
+      }
+      return done(add(name,
+                      {{"dimensions", list(instr.dims_attr("dimensions"))}, {"to_apply", *reducer}},
+                      kids, tid));
+    }
+    case Opcode::kCustomCall: {
+      const auto* target = instr.get<std::string>("custom_call_target");
+      if (!target) break;
+      Attrs a{{"custom_call_target", *target}};
+      const auto* config = instr.get<std::string>("backend_config");
+      if (config && !config->empty() && *target != "AwsNeuronTransferWithStaticRing") {
+        a.emplace_back("backend_config", *config);
+      }
+      return done(add(name, std::move(a), kids, tid));
+    }
+    case Opcode::kGetTupleElement:
+      if (const auto* index = instr.get<int64_t>("index")) {
+        return done(add(name, {{"index", *index}}, kids, tid));
+      }
+      break;
+    case Opcode::kWhile:
+    case Opcode::kCall:
+    case Opcode::kConditional:
+    case Opcode::kFusion:
+    case Opcode::kMap:
+    case Opcode::kSort:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+      return {std::nullopt, "`" + name + "` (a called computation) is not supported yet"};
+    default:
+      break;
+  }
+  // Any other op: every attribute that can change the value, as text, plus the result type.
+  Attrs a{{"type", type.to_string(false)}};
+  for (size_t i = 0; i < instr.attrs.size(); ++i) {
+    const ir::Attribute& attr = instr.attrs[i];
+    if (value_neutral(attr.key)) continue;
+    if (attr.key == "to_apply") {
+      auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
+      if (!reducer)
+        return {std::nullopt, "`" + name + "` with a computation that is not one binary op"};
+      a.emplace_back("to_apply", *reducer);
+      continue;
+    }
+    if (std::holds_alternative<ir::ComputationRefs>(attr.value)) {
+      return {std::nullopt, "`" + name + "` (a called computation) is not supported yet"};
+    }
+    a.emplace_back(attr.key, ir::attr_value_to_string(attr.value));
+  }
+  return done(add(name, std::move(a), kids, tid));
+}
+
+}  // namespace scalify::verify

@@ -1,0 +1,74 @@
+// The bridge from HLO instructions to e-graph terms, written as rules/README.md ("Tensor rules")
+// says, so that the bundled rewrites match what the bridge builds.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "egraph/egraph.h"
+#include "egraph/vocabulary.h"
+#include "ir/module.h"
+#include "verify/type_table.h"
+
+namespace scalify::verify {
+
+/// Adds instructions to an e-graph as terms over given operand classes. The checker calls it
+/// for every reference instruction (operands: the reference's own terms) and for every
+/// distributed instruction whose layout it can lift (operands: the reference terms the
+/// distributed operands stand for, type: the reference type), so that both land on one
+/// hash-consed node when they compute the same thing.
+///
+///   TermBridge bridge(g, vocab, types);
+///   auto x = bridge.encode(ref, ref.entry(), instr, operand_ids, instr.type);
+///   if (!x) std::cerr << x.why;   // e.g. "`while` is not supported yet"
+class TermBridge {
+ public:
+  TermBridge(egraph::EGraph& g, egraph::Vocabulary& vocab, TypeTable& types)
+      : g_(g), vocab_(vocab), types_(types) {}
+
+  struct Encoded {
+    std::optional<egraph::ClassId> id;  ///< the node's id (g.find gives its class)
+    std::string why;                    ///< when there is no id: what is not supported
+    explicit operator bool() const { return id.has_value(); }
+  };
+
+  /// The term of `instr` over `operands` (one per instr.operands), of type `type`. Leaves get
+  /// `leaf_tag` in their payload (parameters: the side; random ops: the site) so that leaves
+  /// of different programs stay apart.
+  Encoded encode(const ir::Module& module, const ir::Instruction& instr,
+                 std::span<const egraph::ClassId> operands, const ir::Type& type,
+                 std::string_view leaf_tag);
+
+  /// A leaf standing for an unknown value of `type` (padding a rank holds): `(unknown :site S)`.
+  egraph::ClassId unknown(std::string_view site, const ir::Type& type);
+  /// `(concatenate parts… :dimensions [dim])` of type `type`.
+  egraph::ClassId concatenate(std::span<const egraph::ClassId> parts, int64_t dim,
+                              const ir::Type& type);
+
+  /// `(get-tuple-element t :index i)` of type `type`.
+  egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);
+
+  /// The number `c` stands for when it is a broadcast scalar constant, else `c`.
+  egraph::ClassId number_view(egraph::ClassId c) const;
+  /// The value of a number class, if `c` is (a broadcast of) one.
+  std::optional<double> number_value(egraph::ClassId c) const;
+
+ private:
+  egraph::ClassId add(std::string_view op, egraph::Attrs attrs,
+                      std::span<const egraph::ClassId> children, egraph::TypeId type);
+
+  egraph::EGraph& g_;
+  egraph::Vocabulary& vocab_;
+  TypeTable& types_;
+  std::unordered_map<egraph::ClassId, egraph::ClassId> broadcast_numbers_;
+  std::unordered_map<egraph::ClassId, double> numbers_;
+};
+
+/// The name the rules give a reducer computation: its one binary op (`add`, `maximum`, …) or
+/// `assign` (returns its second parameter); nullopt for anything else.
+std::optional<std::string> reducer_name(const ir::Module& module, ir::CompId comp);
+
+}  // namespace scalify::verify

@@ -1,0 +1,48 @@
+#include "verify/type_table.h"
+
+#include "rules/tensor_term.h"
+
+namespace scalify::verify {
+
+TypeTable::TypeTable() : types_(2) {}
+
+egraph::TypeId TypeTable::intern(const ir::Type& type) {
+  const std::string key = type.to_string(false);
+  auto [it, inserted] = ids_.try_emplace(key, static_cast<egraph::TypeId>(types_.size()));
+  if (inserted) {
+    ir::Type plain = type;
+    plain.set_layout(std::nullopt);
+    types_.push_back(std::move(plain));
+  }
+  return it->second;
+}
+
+std::optional<ir::Type> TypeTable::type(egraph::TypeId id) const {
+  return id < types_.size() ? types_[id] : std::nullopt;
+}
+
+egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGraph& g,
+                                  const egraph::Vocabulary& vocab) {
+  if (node.op == vocab.constant_symbol()) return kNumber;
+  std::vector<std::optional<ir::Type>> args;
+  args.reserve(node.children.size());
+  bool all_numbers = true;
+  for (egraph::ClassId c : node.children) {
+    const egraph::TypeId t = g.type_of(c);
+    if (t == kUntyped) return kUntyped;
+    args.push_back(type(t));
+    all_numbers = all_numbers && t == kNumber;
+  }
+  auto typed = rules::check::type_application(vocab.name(node.op), args, vocab.attrs(node.payload));
+  if (const auto* t = std::get_if<ir::Type>(&typed)) {
+    // An elementwise op on numbers only is a number itself.
+    if (all_numbers && !node.children.empty() && t->rank() == 0 &&
+        vocab.name(node.op) != "convert") {
+      return kNumber;
+    }
+    return intern(*t);
+  }
+  return kUntyped;
+}
+
+}  // namespace scalify::verify

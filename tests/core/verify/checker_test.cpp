@@ -1,0 +1,146 @@
+// The checker on the real corpus pairs (positive cases) and on injected bugs (mutations of the
+// correct distributed programs): a bug is never called equivalent and is found near the change.
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "hlo/reader.h"
+#include "support/hlo_mutations.h"
+#include "test_support.h"
+#include "verify/check.h"
+
+using namespace scalify;
+using verify::Verdict;
+
+namespace {
+
+ir::Module read(const std::string& name) {
+  auto m = hlo::read_module_file(test::corpus_dir() + "/neuron_torchxla/" + name);
+  REQUIRE(m);
+  return std::move(*m);
+}
+
+verify::CheckResult check(const ir::Module& ref, const ir::Module& dist) {
+  auto r = verify::check(ref, dist, {});
+  REQUIRE(r);
+  return std::move(*r);
+}
+
+bool all_proven(const verify::CheckResult& r) {
+  if (r.goals.empty()) return false;
+  for (const auto& g : r.goals) {
+    if (!g.proven || g.proof.empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("linear3 single vs Megatron SPMD: equivalent, padded shards gathered and trimmed",
+          "[verify]") {
+  const auto r = check(read("linear3_fwd_single.hlo"), read("linear3_fwd_spmd_megatron.hlo"));
+  CHECK(r.verdict == Verdict::kEquivalent);
+  CHECK(all_proven(r));
+  CHECK(r.mesh.to_string() == "tp=2");
+  bool padded = false;
+  for (const auto& b : r.bijection)
+    padded = padded || b.layout.to_string(r.mesh) == "shard(0,tp,pad 5)";
+  CHECK(padded);
+}
+
+TEST_CASE("LLaMA-7B layer tp1 vs tp2: equivalent, vocab-sharded logits and sharded KV caches",
+          "[verify]") {
+  const auto r =
+      check(read("llama7b_1layer_decode_tp1.hlo"), read("llama7b_1layer_decode_tp2.hlo"));
+  REQUIRE(r.verdict == Verdict::kEquivalent);
+  CHECK(all_proven(r));
+  REQUIRE(r.goals.size() == 3);
+  CHECK(r.goals[0].layout->to_string(r.mesh) == "shard(0,tp)");
+  CHECK(r.goals[1].layout->to_string(r.mesh) == "shard(2,tp)");
+  CHECK(r.assumptions.empty());
+}
+
+TEST_CASE("GPT-2 tp1 vs tp2: equivalent only under the partial(sum) bias contract, stated",
+          "[verify]") {
+  const auto r = check(read("gpt2_decode_tp1.hlo"), read("gpt2_decode_tp2.hlo"));
+  REQUIRE(r.verdict == Verdict::kEquivalent);
+  CHECK(all_proven(r));
+  std::map<std::string, std::string> assumed;
+  for (const auto& a : r.assumptions) assumed[a.dist] = a.layout.to_string(r.mesh);
+  CHECK(assumed["p16.30"] == "partial(sum,tp)");
+  CHECK(assumed["p22.36"] == "partial(sum,tp)");
+  CHECK(r.goals[0].layout->to_string(r.mesh) == "shard(0,tp,pad 50257)");
+}
+
+TEST_CASE("pairs the checker cannot prove yet are never called equivalent", "[verify]") {
+  const auto tp8 =
+      check(read("llama7b_1layer_decode_tp1.hlo"), read("llama7b_1layer_decode_tp8.hlo"));
+  CHECK(tp8.verdict != Verdict::kEquivalent);
+  const auto mnist = check(read("mnist_mlp_train_single.hlo"), read("mnist_mlp_train_dp.hlo"));
+  CHECK(mnist.verdict != Verdict::kEquivalent);
+}
+
+TEST_CASE("a distributed program checked against itself on one device is equivalent", "[verify]") {
+  const ir::Module ref = read("llama7b_1layer_decode_tp1.hlo");
+  verify::CheckRequest request;
+  request.mesh = verify::Mesh();
+  auto r = verify::check(ref, ref, request);
+  REQUIRE(r);
+  CHECK(r->verdict == Verdict::kEquivalent);
+}
+
+TEST_CASE("a missing all-reduce is reported at the first non-linear use with its reason",
+          "[verify]") {
+  const ir::Module ref = read("llama7b_1layer_decode_tp1.hlo");
+  const ir::Module dist = read("llama7b_1layer_decode_tp2.hlo");
+  const auto sites = test::mutation_sites(dist, test::MutationKind::kDropCollective);
+  REQUIRE(!sites.empty());
+  auto mutant = test::apply_mutation(dist, sites.front());
+  REQUIRE(mutant);
+  const auto r = check(ref, mutant->module);
+  REQUIRE(r.verdict == Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  const auto& near = mutant->mutation.near;
+  CHECK(std::find(near.begin(), near.end(), r.divergence->dist_node) != near.end());
+  CHECK_THAT(r.divergence->reason, Catch::Contains("partial(sum,tp)"));
+}
+
+TEST_CASE("injected bugs in the real pairs are never equivalent and are found near the change",
+          "[verify][mutations]") {
+  struct Pair {
+    const char* ref;
+    const char* dist;
+  };
+  const Pair pairs[] = {{"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp2.hlo"},
+                        {"gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"},
+                        {"linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo"}};
+  const test::MutationKind kinds[] = {
+      test::MutationKind::kDropCollective,   test::MutationKind::kSingletonGroups,
+      test::MutationKind::kSwapOperands,     test::MutationKind::kChangeConstant,
+      test::MutationKind::kShiftSlice,       test::MutationKind::kSwapConcatenate,
+      test::MutationKind::kPermuteTranspose, test::MutationKind::kWrongShardDim};
+  size_t total = 0, found = 0, near_hits = 0;
+  for (const Pair& p : pairs) {
+    const ir::Module ref = read(p.ref), dist = read(p.dist);
+    for (test::MutationKind kind : kinds) {
+      const auto sites = test::mutation_sites(dist, kind);
+      // A few sites per kind keep the suite fast while covering every kind.
+      for (size_t i = 0; i < sites.size() && i < 3; ++i) {
+        auto mutant = test::apply_mutation(dist, sites[i]);
+        if (!mutant) continue;
+        const auto r = check(ref, mutant->module);
+        ++total;
+        INFO(p.dist << ": " << mutant->mutation.description);
+        CHECK(r.verdict != Verdict::kEquivalent);  // soundness: never equivalent
+        if (r.verdict == Verdict::kDivergent) {
+          ++found;
+          const auto& near = mutant->mutation.near;
+          if (std::find(near.begin(), near.end(), r.divergence->dist_node) != near.end())
+            ++near_hits;
+        }
+      }
+    }
+  }
+  WARN("mutants " << total << ", divergent " << found << ", within one hop " << near_hits);
+  CHECK(total > 20);
+  CHECK(found * 10 >= total * 8);  // at least 80% found as divergent
+}
