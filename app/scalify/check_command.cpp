@@ -10,6 +10,7 @@
 #include "hlo/reader.h"
 #include "verify/check.h"
 #include "verify/check_json.h"
+#include "verify/mesh_inference.h"
 #include "verify/spec.h"
 
 namespace scalify::cli {
@@ -174,7 +175,17 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   }
   std::optional<verify::Spec> spec;
   if (spec_path) {
-    auto s = verify::read_spec(*spec_path, request.mesh ? &*request.mesh : nullptr);
+    // Layouts in a spec without a mesh are read against --mesh, else the inferred mesh.
+    std::optional<verify::Mesh> mesh = request.mesh;
+    if (!mesh) {
+      auto inferred = verify::infer_mesh(*ref, *dist, files[1]);
+      if (!inferred) {
+        err << inferred.error().format();
+        return 2;
+      }
+      mesh = *inferred;
+    }
+    auto s = verify::read_spec(*spec_path, &*mesh);
     if (!s) {
       err << s.error().format();
       return 2;

@@ -1,6 +1,7 @@
 #include "verify/check.h"
 
 #include <chrono>
+#include <tuple>
 #include <unordered_set>
 
 #include "verify/bijection.h"
@@ -25,10 +26,11 @@ std::vector<ir::InstrId> parameters_upstream(const ir::Computation& comp, ir::In
   return out;
 }
 
-/// Where a result's divergence is, in topological order (later is better); goals proven count
-/// more.
-std::pair<size_t, size_t> progress(const CheckResult& r, const std::vector<ir::InstrId>& order,
-                                   const ir::Computation& comp) {
+/// How far a check got: goals proven first, then every node lifted (a divergence by value
+/// rather than a node without layout), then how late in topological order it diverged.
+std::tuple<size_t, bool, size_t> progress(const CheckResult& r,
+                                          const std::vector<ir::InstrId>& order,
+                                          const ir::Computation& comp) {
   size_t proven = 0;
   for (const Goal& g : r.goals) proven += g.proven ? 1 : 0;
   size_t at = order.size();
@@ -37,7 +39,7 @@ std::pair<size_t, size_t> progress(const CheckResult& r, const std::vector<ir::I
       at = static_cast<size_t>(std::find(order.begin(), order.end(), *id) - order.begin());
     }
   }
-  return {proven, at};
+  return {proven, !r.divergence || r.divergence->by_value, at};
 }
 
 ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {

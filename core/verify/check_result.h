@@ -49,6 +49,9 @@ struct SourceSite {
 struct Divergence {
   std::string dist_node, ref_node, op;
   std::string reason;
+  /// true: every node got a layout but this one computes another value than the reference;
+  /// false: this node gets no layout at all (the reason says why).
+  bool by_value = false;
   std::vector<std::string> operand_layouts;
   std::string op_name;
   std::optional<SourceSite> source;

@@ -62,6 +62,9 @@ class Checker {
   void propagate();
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
+  std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
+                              const std::vector<ClassId>& refs,
+                              const std::vector<uint32_t>& premises, std::string* why);
   void add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
                             const Fact& rep);
   bool add_fact(InstrId id, size_t element, Fact fact);
@@ -247,45 +250,20 @@ void Checker::lift_instruction(InstrId id) {
         views.push_back(std::move(v));
       }
       auto lifted_or = lift(dist_, comp, one, views, mesh_);
-      if (auto* l = std::get_if<Lift>(&lifted_or)) {
-        Fact f;
-        f.layout = l->layout;
-        f.rule = l->rule;
-        f.premises = premises;
-        switch (l->term) {
-          case Lift::Term::kApply: {
-            auto enc = bridge_.encode(dist_, l->ref_instr, refs, l->ref_type, "dist");
-            if (!enc) {
-              refusal = enc.why;
-              break;
-            }
-            f.ref = *enc.id;
-            f.apply = true;
-            break;
+      if (auto* lifts = std::get_if<std::vector<Lift>>(&lifted_or)) {
+        for (const Lift& l : *lifts) {
+          std::string why;
+          auto f = fact_of(instr, l, refs, premises, &why);
+          if (!f) {
+            if (!refusal) refusal = why;
+            continue;
           }
-          case Lift::Term::kOperand:
-            f.ref = refs[l->operand];
-            break;
-          case Lift::Term::kPadded: {
-            // The gathered value is the reference value followed by padding nobody knows.
-            const ClassId x = refs[l->operand];
-            auto xt = types_.type(g_.type_of(x));
-            ir::Type pad = l->ref_type;
-            std::vector<int64_t> dims = pad.dims();
-            dims[static_cast<size_t>(l->pad_dim)] -= xt ? xt->dim(l->pad_dim) : 0;
-            pad.set_dims(dims);
-            const ClassId unknown = bridge_.unknown("dist:" + instr.name, pad);
-            const std::vector<ClassId> parts{x, unknown};
-            f.ref = bridge_.concatenate(parts, l->pad_dim, l->ref_type);
-            break;
-          }
-        }
-        if (f.ref != 0 || l->term != Lift::Term::kApply || !refusal) {
-          const bool replicated_broadcast =
-              one.opcode == ir::Opcode::kBroadcast && f.layout.is_rep() && f.apply;
-          add_fact(id, e, f);
+          add_fact(id, e, *f);
           lifted = true;
-          if (replicated_broadcast) add_broadcast_shards(id, *l, refs, f);
+          const bool replicated_broadcast =
+              (one.opcode == ir::Opcode::kBroadcast || one.opcode == ir::Opcode::kIota) &&
+              f->layout.is_rep() && f->apply;
+          if (replicated_broadcast) add_broadcast_shards(id, l, refs, *f);
         }
       } else if (!refusal) {
         refusal = std::get<NoLift>(lifted_or).reason;
@@ -300,6 +278,46 @@ void Checker::lift_instruction(InstrId id) {
     }
   }
   if (!lifted && refusal && !first_refusal_) first_refusal_ = {id, *refusal};
+}
+
+/// The fact a lift gives: the reference term built as the lift says.
+std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& lift,
+                                     const std::vector<ClassId>& refs,
+                                     const std::vector<uint32_t>& premises, std::string* why) {
+  Fact f;
+  f.layout = lift.layout;
+  f.rule = lift.rule;
+  f.premises = premises;
+  switch (lift.term) {
+    case Lift::Term::kApply: {
+      auto enc = bridge_.encode(dist_, lift.ref_instr, refs, lift.ref_type, "dist");
+      if (!enc) {
+        *why = enc.why;
+        return std::nullopt;
+      }
+      f.ref = *enc.id;
+      f.apply = true;
+      return f;
+    }
+    case Lift::Term::kOperand:
+      f.ref = refs[lift.operand];
+      return f;
+    case Lift::Term::kPadded: {
+      // The gathered value is the reference value followed by padding nobody knows.
+      const ClassId x = refs[lift.operand];
+      auto xt = types_.type(g_.type_of(x));
+      if (!xt) return std::nullopt;
+      ir::Type pad = lift.ref_type;
+      std::vector<int64_t> dims = pad.dims();
+      dims[static_cast<size_t>(lift.pad_dim)] -= xt->dim(lift.pad_dim);
+      pad.set_dims(dims);
+      const ClassId unknown = bridge_.unknown("dist:" + instr.name, pad);
+      const std::vector<ClassId> parts{x, unknown};
+      f.ref = bridge_.concatenate(parts, lift.pad_dim, lift.ref_type);
+      return f;
+    }
+  }
+  return std::nullopt;
 }
 
 /// A tuple-valued op (batch-norm-training, sort, rng-bit-generator…) on replicated operands
@@ -345,12 +363,15 @@ void Checker::lift_replicated_tuple(InstrId id) {
   }
 }
 
-/// A replicated broadcast is the same along the dims it creates, so each rank's copy is also a
-/// shard of the broadcast to a bigger extent along any of them: the view a sharded operand of
-/// the same op needs (a rotary table broadcast over the heads each rank holds).
+/// A replicated broadcast (or iota) is the same along the dims it creates (does not count
+/// along), so each rank's copy is also a shard of the same op to a bigger extent along any of
+/// them: the view a sharded operand of the same op needs (a rotary table broadcast over the
+/// heads each rank holds, an iota of classes beside a batch-sharded label).
 void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
                                    const Fact& rep) {
-  const ir::DimList& kept = lift.ref_instr.dims_attr("dimensions");
+  // The dims the value varies along: a broadcast's operand dims, an iota's counting dim.
+  ir::DimList kept = lift.ref_instr.dims_attr("dimensions");
+  if (const auto* counting = lift.ref_instr.get<int64_t>("iota_dimension")) kept = {*counting};
   for (int64_t k = 0; k < lift.ref_type.rank(); ++k) {
     if (std::find(kept.begin(), kept.end(), k) != kept.end()) continue;
     for (size_t a = 0; a < mesh_.rank(); ++a) {
@@ -558,20 +579,25 @@ void Checker::localise_by_value() {
   auto order = comp.topological_order();
   if (!order) return;
   for (InstrId id : *order) {
-    const auto& mine = facts_of_[static_cast<size_t>(id)];
-    if (mine.size() != 1 || mine[0].empty()) continue;
-    bool applied = false, matches = false;
-    for (uint32_t f : mine[0]) {
-      applied = applied || facts_[f].apply;
-      matches = matches || in_ref(f);
+    // Some element (of a tuple-valued op, any) built by the op itself and equal to nothing of
+    // the reference's.
+    bool differs = false;
+    for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+      bool applied = false, matches = false;
+      for (uint32_t f : element) {
+        applied = applied || facts_[f].apply;
+        matches = matches || in_ref(f);
+      }
+      differs = differs || (applied && !matches);
     }
-    if (!applied || matches) continue;
+    if (!differs) continue;
     bool operands_match = true;
     for (InstrId o : comp[id].operands) {
       const auto& v = facts_of_[static_cast<size_t>(o)];
       bool any = false;
       for (const auto& element : v) {
-        for (uint32_t f : element) any = any || in_ref(f);
+        // A collective's view of a value (a gathered padded shard) counts as the reference's.
+        for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
       }
       operands_match = operands_match && any;
     }
@@ -580,6 +606,7 @@ void Checker::localise_by_value() {
         id, "its operands match reference values, but `" + comp[id].opcode_text() +
                 "` of them computes a value the reference never computes (a different constant, "
                 "operand order, window or permutation than the reference uses)");
+    result_.divergence->by_value = true;
     return;
   }
 }

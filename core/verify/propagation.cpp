@@ -261,89 +261,103 @@ ir::Instruction reference_instruction(const ir::Instruction& instr, const ir::Ty
   return out;
 }
 
-std::variant<Lift, NoLift> lift_reshape(const ir::Instruction& instr,
-                                        const std::vector<int64_t>& instr_operand_dims,
-                                        std::span<const OperandView> ops, const Mesh& mesh) {
+/// A reshape of a sharded value: each shard must land whole on one result dim (a rank's slab
+/// must be a slab of the result). A local reshape can fit several reference reshapes (a size-1
+/// dim of the rank's result may be the one that holds the shard globally); every one that fits
+/// is a true fact, and the reference's own terms decide which is useful.
+std::variant<std::vector<Lift>, NoLift> lift_reshape(const ir::Instruction& instr,
+                                                     const std::vector<int64_t>& instr_operand_dims,
+                                                     std::span<const OperandView> ops,
+                                                     const Mesh& mesh) {
+  constexpr size_t kMaxWays = 4;
   const OperandView& x = ops[0];
-  std::vector<int64_t> in = x.ref_type.dims();  // the reference operand's dims, all axes applied
+  const std::vector<int64_t> in = x.ref_type.dims();  // the reference operand's dims
   std::vector<int64_t> in_partial = in;
-  // Undo every shard first, then re-apply them one axis at a time.
+  // Undo every shard first (padded extents split evenly), then re-apply them axis by axis.
   for (size_t a = 0; a < mesh.rank(); ++a) {
     const AxisLayout& p = x.layout.axes[a];
     if (p.is_shard()) {
-      // Per rank: the padded extent split evenly.
       const size_t k = static_cast<size_t>(p.dim);
-      if (p.full >= 0) in_partial[k] = instr_operand_dims[k] * mesh.size(a);
-      in_partial[k] /= mesh.size(a);
+      in_partial[k] = instr_operand_dims[k];
     }
   }
-  std::vector<int64_t> out = instr.type.dims();
-  Layout result = Layout::replicated(mesh.rank());
+  struct Way {
+    std::vector<int64_t> out;
+    Layout layout;
+  };
+  std::vector<Way> ways{{instr.type.dims(), Layout::replicated(mesh.rank())}};
   for (size_t a = 0; a < mesh.rank(); ++a) {
     const AxisLayout& p = x.layout.axes[a];
     if (p.is_partial()) {
-      result.axes[a] = p;
+      for (Way& w : ways) w.layout.axes[a] = p;
       continue;
     }
     if (!p.is_shard()) continue;
     const size_t k = static_cast<size_t>(p.dim);
     in_partial[k] *= mesh.size(a);
     const int64_t outer = product(in_partial, 0, k);
-    std::optional<size_t> found;
-    for (size_t o = 0; o < out.size() && !found; ++o) {
-      if (product(out, 0, o) == outer && out[o] > 1) found = o;
-    }
-    if (!found) {
-      for (size_t o = 0; o < out.size() && !found; ++o) {
-        if (product(out, 0, o) == outer) found = o;
+    std::vector<Way> next;
+    std::string why;
+    for (const Way& w : ways) {
+      for (size_t o = 0; o < w.out.size() && next.size() < kMaxWays; ++o) {
+        if (product(w.out, 0, o) != outer) continue;
+        Way v = w;
+        v.out[o] *= mesh.size(a);
+        int64_t full = -1;
+        if (p.full >= 0) {
+          // The padding sits at the end of the sharded dim; after the reshape it must still
+          // be a whole number of entries at the end of the new sharded dim.
+          const int64_t inner_in = product(in_partial, k + 1, in_partial.size());
+          const int64_t inner_out = product(v.out, o + 1, v.out.size());
+          if (inner_out == 0 || (p.full * inner_in) % inner_out != 0) {
+            why = " but the reshape splits its padding across dimensions";
+            continue;
+          }
+          full = p.full * inner_in / inner_out;
+          v.out[o] = full;
+        }
+        v.layout.axes[a] = AxisLayout::shard(static_cast<int32_t>(o), full);
+        next.push_back(std::move(v));
       }
     }
-    if (!found) {
-      return NoLift{operand_says(0, x, mesh) + " but the reshape to " +
-                    instr.type.to_string(false) +
-                    " moves the sharded factor: no dimension of the result holds exactly the "
-                    "rank's slab"};
+    if (next.empty()) {
+      return NoLift{operand_says(0, x, mesh) +
+                    (why.empty() ? " but the reshape to " + instr.type.to_string(false) +
+                                       " moves the sharded factor: no dimension of the result "
+                                       "holds exactly the rank's slab"
+                                 : why)};
     }
-    out[*found] *= mesh.size(a);
-    int64_t full = -1;
-    if (p.full >= 0) {
-      // The padding sits at the end of the sharded dim; after the reshape it must still be a
-      // whole number of entries at the end of the new sharded dim.
-      const int64_t inner_in = product(in_partial, k + 1, in_partial.size());
-      const int64_t inner_out = product(out, *found + 1, out.size());
-      if (inner_out == 0 || (p.full * inner_in) % inner_out != 0) {
-        return NoLift{operand_says(0, x, mesh) +
-                      " but the reshape splits its padding across "
-                      "dimensions"};
-      }
-      full = p.full * inner_in / inner_out;
-      out[*found] = full;
-    }
-    result.axes[a] = AxisLayout::shard(static_cast<int32_t>(*found), full);
+    ways = std::move(next);
   }
-  // The reference reshape must also be the same reshape: the shard must keep its factor.
-  // (Checked by the slab condition above for every axis; the products must also agree.)
-  if (product(out, 0, out.size()) != product(in, 0, in.size())) {
+  std::vector<Lift> lifts;
+  for (const Way& w : ways) {
+    if (product(w.out, 0, w.out.size()) != product(in, 0, in.size())) continue;
+    Lift l;
+    l.layout = w.layout;
+    l.ref_type = instr.type;
+    l.ref_type.set_dims(w.out);
+    l.ref_instr = instr;
+    l.ref_instr.type = l.ref_type;
+    l.rule = "factor:reshape";
+    lifts.push_back(std::move(l));
+  }
+  if (lifts.empty()) {
     return NoLift{operand_says(0, x, mesh) +
                   " but the reshape changes the element count of the "
                   "reference value"};
   }
-  Lift l;
-  l.layout = result;
-  l.ref_type = instr.type;
-  l.ref_type.set_dims(out);
-  l.ref_instr = instr;
-  l.ref_instr.type = l.ref_type;
-  l.rule = "factor:reshape";
-  return l;
+  return lifts;
 }
 
 }  // namespace
 
-std::variant<Lift, NoLift> lift(const ir::Module& module, const ir::Computation& comp,
-                                const ir::Instruction& instr, std::span<const OperandView> ops,
-                                const Mesh& mesh) {
-  if (auto collective = detail::lift_collective(module, instr, ops, mesh)) return *collective;
+std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir::Computation& comp,
+                                             const ir::Instruction& instr,
+                                             std::span<const OperandView> ops, const Mesh& mesh) {
+  if (auto collective = detail::lift_collective(module, instr, ops, mesh)) {
+    if (auto* no = std::get_if<NoLift>(&*collective)) return *no;
+    return std::vector<Lift>{std::get<Lift>(*collective)};
+  }
   if (!instr.type.is_array())
     return NoLift{quoted(instr) + " returns a " + instr.type.to_string(false)};
   if (instr.opcode == ir::Opcode::kPartitionId || instr.opcode == ir::Opcode::kReplicaId) {
@@ -395,7 +409,7 @@ std::variant<Lift, NoLift> lift(const ir::Module& module, const ir::Computation&
     l.term = Lift::Term::kOperand;
     l.operand = 0;
   }
-  return l;
+  return std::vector<Lift>{std::move(l)};
 }
 
 }  // namespace scalify::verify

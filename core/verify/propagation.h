@@ -43,14 +43,17 @@ struct NoLift {
 };
 
 /// Lifts an array-valued instruction `instr` of `comp` (in the distributed module) given one
-/// view per operand. Tuples and get-tuple-element are the checker's job (element by element).
+/// view per operand: every way the result relates to the reference (usually one; a reshape may
+/// fit several reference reshapes). Tuples and get-tuple-element are the checker's job (element by
+/// element).
 ///
 ///   // %e = f32[4,2] exponential(%p)   with %p partial(sum,tp)
 ///   std::get<NoLift>(lift(m, comp, e, views, mesh)).reason ==
 ///     "operand 0 is partial(sum,tp) and `exponential` is not linear: an all-reduce is missing "
 ///     "upstream"
-std::variant<Lift, NoLift> lift(const ir::Module& module, const ir::Computation& comp,
-                                const ir::Instruction& instr, std::span<const OperandView> operands,
-                                const Mesh& mesh);
+std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir::Computation& comp,
+                                             const ir::Instruction& instr,
+                                             std::span<const OperandView> operands,
+                                             const Mesh& mesh);
 
 }  // namespace scalify::verify
