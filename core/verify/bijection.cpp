@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "verify/spec.h"
 
@@ -102,6 +103,8 @@ class Inference {
         spec_(spec),
         rp_(entry_parameters(R_)),
         dp_(entry_parameters(D_)),
+        r_index_(positions(R_, rp_)),
+        d_index_(positions(D_, dp_)),
         spec_of_(dp_.size(), nullptr),
         spec_ref_(dp_.size(), -1),
         ref_taken_(rp_.size(), false),
@@ -125,11 +128,15 @@ class Inference {
   const Instruction& dinstr(size_t d) const { return D_[dp_[d]]; }
   const Instruction& rinstr(size_t r) const { return R_[rp_[r]]; }
 
-  std::optional<size_t> index_of(const std::vector<InstrId>& params, InstrId id) const {
-    const auto it = std::find(params.begin(), params.end(), id);
-    if (it == params.end()) return std::nullopt;
-    return static_cast<size_t>(it - params.begin());
+  /// The position of `id` in `params` (an ENTRY parameter list of `comp`).
+  static std::vector<size_t> positions(const Computation& comp,
+                                       const std::vector<InstrId>& params) {
+    std::vector<size_t> out(comp.size(), 0);
+    for (size_t i = 0; i < params.size(); ++i) out[static_cast<size_t>(params[i])] = i;
+    return out;
   }
+  size_t dindex(InstrId id) const { return d_index_[static_cast<size_t>(id)]; }
+  size_t rindex(InstrId id) const { return r_index_[static_cast<size_t>(id)]; }
 
   void read_spec_entries() {
     for (const SpecParameter& p : spec_->parameters) {
@@ -139,10 +146,18 @@ class Inference {
             p.dist.pos, "the distributed program has no parameter " + p.dist.to_string()));
         continue;
       }
-      const size_t di = *index_of(dp_, *d);
-      if (p.layout && p.layout->axes.size() != mesh_.rank()) {
+      const size_t di = dindex(*d);
+      if (spec_of_[di]) {
+        out_.spec_errors.push_back(
+            spec_->error_at(p.dist.pos, "'" + D_[*d].name + "' is already described at " +
+                                            std::to_string(spec_of_[di]->pos.line) + ":" +
+                                            std::to_string(spec_of_[di]->pos.col)));
+        continue;
+      }
+      if (p.layout && spec_->layout_mesh != mesh_) {
         out_.spec_errors.push_back(spec_->error_at(
-            p.layout_pos, "the layout was read against another mesh than " + mesh_.to_string()));
+            p.layout_pos, "the layout was read against the mesh " + spec_->layout_mesh.to_string() +
+                              ", not " + mesh_.to_string()));
         continue;
       }
       if (p.ref) {
@@ -152,7 +167,7 @@ class Inference {
               p.ref->pos, "the reference program has no parameter " + p.ref->to_string()));
           continue;
         }
-        spec_ref_[di] = static_cast<int>(*index_of(rp_, *r));
+        spec_ref_[di] = static_cast<int>(rindex(*r));
         ref_taken_[static_cast<size_t>(spec_ref_[di])] = true;
       }
       spec_of_[di] = &p;
@@ -195,30 +210,52 @@ class Inference {
       return {};
     }
     if (dt.dtype() != rt.dtype() || dt.rank() != rt.rank()) return {};
-    return shape_layouts(dt.dims(), rt.dims(), mesh_);
+    return shape_fit(dt, rt).layouts;
   }
 
-  /// Layouts against permutations of the reference dims that the shapes make visible.
-  std::vector<std::pair<Layout, std::vector<int64_t>>> permuted_for(size_t d, size_t r) const {
-    std::vector<std::pair<Layout, std::vector<int64_t>>> out;
-    if ((spec_of_[d] && spec_of_[d]->layout) || annotated_[d]) return out;
-    const ir::Type& dt = dinstr(d).type;
-    const ir::Type& rt = rinstr(r).type;
-    if (!dt.is_array() || !rt.is_array() || dt.dtype() != rt.dtype() || dt.rank() != rt.rank() ||
-        dt.rank() < 2 || dt.rank() > 5) {
-      return out;
-    }
-    std::vector<int64_t> perm(static_cast<size_t>(dt.rank()));
-    std::iota(perm.begin(), perm.end(), 0);
-    while (std::next_permutation(perm.begin(), perm.end()) && out.size() < 4) {
-      std::vector<int64_t> permuted;
-      for (int64_t p : perm) permuted.push_back(rt.dim(p));
-      if (permuted == rt.dims()) continue;  // not visible in the shapes
-      for (Layout& l : shape_layouts(dt.dims(), permuted, mesh_)) {
-        if (out.size() < 4) out.emplace_back(std::move(l), perm);
+  /// What the shapes alone allow between two arrays of one element type and rank: computed once
+  /// per pair of dims (a large model repeats a few shapes many times).
+  struct ShapeFit {
+    std::vector<Layout> layouts;
+    std::vector<std::pair<Layout, std::vector<int64_t>>> permuted;
+  };
+  const ShapeFit& shape_fit(const ir::Type& dt, const ir::Type& rt) const {
+    // Every layout keeps dist <= ref elements <= dist × devices: a cheap test first.
+    const int64_t de = dt.element_count(), re = rt.element_count();
+    if (de > re || re > times(de, mesh_.device_count())) return no_fit_;
+    std::string key;
+    for (int64_t n : dt.dims()) key += std::to_string(n) + ',';
+    key += '|';
+    for (int64_t n : rt.dims()) key += std::to_string(n) + ',';
+    const auto found = shape_cache_.find(key);
+    if (found != shape_cache_.end()) return found->second;
+    ShapeFit fit;
+    fit.layouts = shape_layouts(dt.dims(), rt.dims(), mesh_);
+    if (dt.rank() >= 2 && dt.rank() <= 5) {
+      std::vector<int64_t> perm(static_cast<size_t>(dt.rank()));
+      std::iota(perm.begin(), perm.end(), 0);
+      while (std::next_permutation(perm.begin(), perm.end()) && fit.permuted.size() < 4) {
+        std::vector<int64_t> permuted;
+        for (int64_t p : perm) permuted.push_back(rt.dim(p));
+        if (permuted == rt.dims()) continue;  // not visible in the shapes
+        for (Layout& l : shape_layouts(dt.dims(), permuted, mesh_)) {
+          if (fit.permuted.size() < 4) fit.permuted.emplace_back(std::move(l), perm);
+        }
       }
     }
-    return out;
+    return shape_cache_.emplace(std::move(key), std::move(fit)).first->second;
+  }
+
+  /// Layouts against permutations of the reference dims that the shapes make visible (at most
+  /// four, ranks 2 to 5).
+  std::vector<std::pair<Layout, std::vector<int64_t>>> permuted_for(size_t d, size_t r) const {
+    if ((spec_of_[d] && spec_of_[d]->layout) || annotated_[d]) return {};
+    const ir::Type& dt = dinstr(d).type;
+    const ir::Type& rt = rinstr(r).type;
+    if (!dt.is_array() || !rt.is_array() || dt.dtype() != rt.dtype() || dt.rank() != rt.rank()) {
+      return {};
+    }
+    return shape_fit(dt, rt).permuted;
   }
 
   std::optional<int> score(size_t r, size_t d) const {
@@ -317,7 +354,10 @@ class Inference {
     }
     for (auto& [layout, perm] : permuted_for(d, r)) {
       std::string text;
-      for (int64_t p : perm) text += (text.empty() ? "" : ",") + std::to_string(p);
+      for (int64_t p : perm) {
+        if (!text.empty()) text += ',';
+        text += std::to_string(p);
+      }
       add(d, r, layout, perm, BijectionCandidate::Source::kPermuted,
           how + "; dims permuted {" + text + "} against " + type_text(rinstr(r).type) + "; " +
               explain(layout, dt, mesh_));
@@ -398,13 +438,21 @@ class Inference {
            " elements in another rank (a reshape is not a layout)";
   }
 
+  /// The dist parameter the spec pairs with ref parameter r, or -1.
+  int reserved_by(size_t r) const {
+    for (size_t d = 0; d < dp_.size(); ++d) {
+      if (spec_ref_[d] == static_cast<int>(r)) return static_cast<int>(d);
+    }
+    return -1;
+  }
+
   void report_unmatched() {
     std::vector<bool> used(rp_.size(), false);
     std::vector<int> taken_by(rp_.size(), -1);
     for (size_t d = 0; d < dp_.size(); ++d) {
       for (const BijectionCandidate& c : out_.parameters[d].candidates) {
         if (!c.ref) continue;
-        const size_t r = *index_of(rp_, *c.ref);
+        const size_t r = rindex(*c.ref);
         used[r] = true;
         if (taken_by[r] < 0) taken_by[r] = static_cast<int>(d);
       }
@@ -420,10 +468,11 @@ class Inference {
           "no reference parameter relates to " + type_text(t) + " by a layout over " + over;
       for (size_t r = 0; r < rp_.size(); ++r) {
         BijectionCandidate::Source source;
-        if (taken_by[r] >= 0 && !layouts_for(d, r, source).empty()) {
-          why = "'" + rinstr(r).name + "' (" + type_text(rinstr(r).type) +
-                ") would fit, but stands for '" + dinstr(static_cast<size_t>(taken_by[r])).name +
-                "'";
+        const int holder = taken_by[r] >= 0 ? taken_by[r] : reserved_by(r);
+        if (holder >= 0 && !layouts_for(d, r, source).empty()) {
+          why = "'" + rinstr(r).name + "' (" + type_text(rinstr(r).type) + ") would fit, but " +
+                (taken_by[r] >= 0 ? "stands for '" : "the spec gives it to '") +
+                dinstr(static_cast<size_t>(holder)).name + "'";
           break;
         }
         if (!used[r] && why.find("reshape") == std::string::npos) {
@@ -451,11 +500,14 @@ class Inference {
   const Mesh& mesh_;
   const Spec* spec_;
   std::vector<InstrId> rp_, dp_;
+  std::vector<size_t> r_index_, d_index_;      ///< instruction id → position in rp_ / dp_
   std::vector<const SpecParameter*> spec_of_;  ///< per dist parameter
   std::vector<int> spec_ref_;                  ///< per dist parameter: the spec's ref index
   std::vector<bool> ref_taken_;                ///< ref parameters the spec assigns
   std::vector<std::optional<Layout>> annotated_;
   std::vector<int> aligned_;
+  mutable std::unordered_map<std::string, ShapeFit> shape_cache_;
+  const ShapeFit no_fit_;
   BijectionCandidates out_;
 };
 
@@ -491,8 +543,9 @@ std::vector<Layout> shape_layouts(const std::vector<int64_t>& dist, const std::v
   // Every assignment of the axes to "rep" (0) or one of the differing dims (1 + index).
   struct Option {
     Layout layout;
-    int quality;  ///< 0 exact, 1 minimal padding, 2 more padding
-    int used;     ///< axes used
+    int quality;               ///< 0 exact, 1 minimal padding, 2 more padding
+    int used;                  ///< axes used
+    std::vector<size_t> dims;  ///< per axis, the dim it shards (rep: after every dim)
   };
   std::vector<Option> options;
   std::vector<size_t> choice(axes.size(), 0);
@@ -530,15 +583,19 @@ std::vector<Layout> shape_layouts(const std::vector<int64_t>& dist, const std::v
         }
         layout.axes[axes[i]] = part;
       }
-      options.push_back({std::move(layout), quality, used});
+      std::vector<size_t> dims;
+      for (size_t c : choice) dims.push_back(c == 0 ? diff.size() : c - 1);
+      options.push_back({std::move(layout), quality, used, std::move(dims)});
     }
     // Next assignment (odometer).
-    size_t i = 0;
-    while (i < choice.size() && ++choice[i] > diff.size()) choice[i++] = 0;
-    if (i == choice.size()) break;
+    size_t i = choice.size();
+    while (i > 0 && ++choice[i - 1] > diff.size()) choice[--i] = 0;
+    if (i == 0) break;
   }
   std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
-    return a.quality != b.quality ? a.quality < b.quality : a.used < b.used;
+    if (a.quality != b.quality) return a.quality < b.quality;
+    if (a.used != b.used) return a.used < b.used;
+    return a.dims < b.dims;  // earlier mesh axes on earlier dims
   });
   std::vector<Layout> out;
   for (const Option& o : options) {

@@ -106,6 +106,8 @@ BijectionCandidates infer_bijection(const ir::Module& ref, const ir::Module& dis
 /// dims `ref` (same rank), best first: rep when equal; else every assignment of mesh axes to
 /// the differing dims with dist × split == ref (exact), or, only when no exact one exists,
 /// dist < ref <= dist × split (padded: the minimal padding `dist == ceil(ref / split)` first).
+/// Then fewer axes first; ties put earlier mesh axes on earlier dims (`shard(0,dp)` before
+/// `shard(0,tp)` on a dp=2,tp=2 mesh).
 ///
 ///   shape_layouts({4096, 2048}, {4096, 4096}, tp=2) == {shard(1,tp)}
 ///   shape_layouts({768, 25129}, {768, 50257}, tp=2) == {shard(1,tp,pad 50257)}

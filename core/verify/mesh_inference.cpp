@@ -54,7 +54,8 @@ std::string groups_text(const Instruction& instr) {
     for (const auto& group : groups->groups) {
       out += out.size() > 1 ? ",{" : "{";
       for (size_t i = 0; i < group.size(); ++i) {
-        out += (i ? "," : "") + std::to_string(group[i]);
+        if (i > 0) out += ',';
+        out += std::to_string(group[i]);
       }
       out += "}";
     }

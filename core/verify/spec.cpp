@@ -170,7 +170,7 @@ class SpecReader {
     if (!v.is_object()) {
       return error(at.pos, "a spec is a JSON object: {\"mesh\": {…}, \"parameters\": […], …}");
     }
-    if (auto e = unknown_keys(v, at, {"mesh", "parameters", "outputs", "strict"})) return e;
+    if (auto e = unknown_keys(at, {"mesh", "parameters", "outputs", "strict"})) return e;
     if (const Value* mesh = v.find("mesh")) {
       if (auto e = read_mesh(*mesh, *at.member("mesh"))) return e;
     }
@@ -201,7 +201,7 @@ class SpecReader {
     return spec_.error_at(pos, std::move(message));
   }
 
-  std::optional<Diagnostic> unknown_keys(const Value& v, const Located& at,
+  std::optional<Diagnostic> unknown_keys(const Located& at,
                                          std::initializer_list<std::string_view> known) const {
     for (const Located::Member& m : at.members) {
       bool ok = false;
@@ -212,7 +212,6 @@ class SpecReader {
       }
       if (!ok) return error(m.key_pos, "unknown key '" + m.key + "' (expected " + list + ")");
     }
-    (void)v;
     return std::nullopt;
   }
 
@@ -248,7 +247,7 @@ class SpecReader {
       return std::nullopt;
     }
     return error(at.pos,
-                 "\"" + std::string(key) +
+                 std::string("\"").append(key) +
                      "\" names a parameter: its instruction name (\"p7.28\") or number (7)");
   }
 
@@ -256,7 +255,7 @@ class SpecReader {
     if (!v.is_object()) {
       return error(at.pos, "a parameter entry is an object: {\"dist\": \"p7.28\", \"ref\": …}");
     }
-    if (auto e = unknown_keys(v, at, {"dist", "ref", "layout", "dim", "axis", "op", "pad"})) {
+    if (auto e = unknown_keys(at, {"dist", "ref", "layout", "dim", "axis", "op", "pad"})) {
       return e;
     }
     SpecParameter p;
@@ -290,8 +289,8 @@ class SpecReader {
     if (!v.is_object()) {
       return error(at.pos, "an output entry is an object: {\"ref_index\": 0, \"dist_index\": 0}");
     }
-    if (auto e = unknown_keys(v, at,
-                              {"ref_index", "dist_index", "layout", "dim", "axis", "op", "pad"})) {
+    if (auto e =
+            unknown_keys(at, {"ref_index", "dist_index", "layout", "dim", "axis", "op", "pad"})) {
       return e;
     }
     SpecOutput o;
@@ -478,6 +477,20 @@ std::optional<Diagnostic> check_spec(const Spec& spec, const ir::Module& ref,
   if (spec.mesh && *spec.mesh != mesh) {
     return spec.error_at(spec.mesh_pos, "the spec's mesh " + spec.mesh->to_string() +
                                             " is not the mesh in use, " + mesh.to_string());
+  }
+  if (spec.layout_mesh != mesh) {
+    for (const SpecParameter& p : spec.parameters) {
+      if (!p.layout) continue;
+      return spec.error_at(p.layout_pos, "the layout was read against the mesh " +
+                                             spec.layout_mesh.to_string() +
+                                             ", not the mesh in use " + mesh.to_string());
+    }
+    for (const SpecOutput& o : spec.outputs) {
+      if (!o.layout) continue;
+      return spec.error_at(o.layout_pos, "the layout was read against the mesh " +
+                                             spec.layout_mesh.to_string() +
+                                             ", not the mesh in use " + mesh.to_string());
+    }
   }
   const ir::Computation& ref_entry = ref.entry();
   const ir::Computation& dist_entry = dist.entry();

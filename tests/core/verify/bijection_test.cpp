@@ -17,7 +17,7 @@ namespace {
 ir::Module corpus(const std::string& name) {
   const std::string path = test::corpus_dir() + "/neuron_torchxla/" + name + ".hlo";
   auto m = hlo::read_module_file(path);
-  INFO(path << (m ? "" : "\n" + m.error().format()));
+  INFO(path << '\n' << (m ? std::string() : m.error().format()));
   REQUIRE(m.has_value());
   return std::move(*m);
 }
@@ -324,7 +324,8 @@ TEST_CASE("layout_from_sharding maps tile dims onto mesh axes", "[verify]") {
   CHECK(text(tiled({2, 2}, {0, 1, 2, 3}), 2, m) == "shard(0,dp)+shard(1,tp)");
   CHECK(text(tiled({2, 2}, {0, 2, 1, 3}), 2, m) == "shard(1,dp)+shard(0,tp)");
   CHECK(text(tiled({2, 1, 2}, {0, 1, 2, 3}, true), 2, m) == "shard(0,dp)");
-  CHECK(text(tiled({1, 2, 2}, {0, 2, 1, 3}, true), 2, m) == "shard(1,dp)");
+  CHECK(text(tiled({1, 2, 2}, {0, 1, 2, 3}, true), 2, m) == "shard(1,dp)");
+  CHECK(text(tiled({1, 2, 2}, {0, 2, 1, 3}, true), 2, m) == "shard(1,tp)");
   CHECK(text(tiled({4, 1}, {0, 1, 2, 3}), 2, m) == "shard(0,dp)+shard(0,tp)");
   CHECK(text(tiled({4}, {0, 2, 1, 3}), 1, m) == "no: its device order is not the mesh's");
   CHECK(text(tiled({2, 1}, {0, 1}), 2, m) == "no: 2 devices, but the mesh dp=2,tp=2 has 4");
@@ -390,61 +391,60 @@ ENTRY e {
 
 TEST_CASE("bijection: the spec overrides, and names what it leaves out", "[verify]") {
   const Pair p("gpt2_decode_tp1", "gpt2_decode_tp2");
-  const std::string text = R"({"mesh": {"tp": 2},
- "parameters": [{"dist": "p16.30", "ref": "p16.30", "layout": "partial(sum,tp)"
-},
+  const std::string text = R"j({"mesh": {"tp": 2},
+ "parameters": [{"dist": "p16.30", "ref": "p16.30", "layout": "partial(sum,tp)"},
                 {"dist": 22, "ref": 22},
                 {"dist": "p3.4", "ref": null},
                 {"dist": 25, "layout": "shard", "dim": 1, "axis": "tp", "pad": 50257},
                 {"dist": "p7.21", "ref": "p8.22"},
-                {"dist": "p8.22", "ref": "p7.21", "layout": "rep"}]
-})";
+                {"dist": "p8.22", "ref": "p7.21", "layout": "rep"}]})j";
   const auto spec = parse_spec(text, "spec.json");
-INFO((spec ? "" : spec.error().format()));
-REQUIRE(spec.has_value());
-REQUIRE_FALSE(check_spec(*spec, p.ref, p.dist, p.mesh).has_value());
-const BijectionCandidates b = infer_bijection(p.ref, p.dist, p.mesh, &*spec);
-CHECK(b.spec_errors.empty());
-const auto& R = p.ref.entry();
-const auto top = [&](int64_t n, size_t i = 0) {
-  const ParameterCandidates* pc = b.find(n);
-  REQUIRE(pc != nullptr);
-  if (i >= pc->candidates.size()) return std::string();
-  const BijectionCandidate& c = pc->candidates[i];
-  return (c.ref ? R[*c.ref].name : std::string("none")) + " " + c.layout.to_string(p.mesh);
-};
-// A stated layout is the only candidate.
-CHECK(top(16) == "p16.30 partial(sum,tp)");
-CHECK(b.find(16)->candidates.size() == 1);
-CHECK(b.find(16)->best()->source == Source::kSpec);
-CHECK(b.find(16)->best()->why.rfind("the spec (spec.json:2:17) says so", 0) == 0);
-// A stated ref alone: the layouts are inferred for it.
-CHECK(top(22) == "p22.36 rep");
-CHECK(top(22, 1) == "p22.36 partial(sum,tp)");
-// "ref": null: no counterpart, said by name.
-CHECK(top(3) == "none rep");
-REQUIRE(b.unmatched_dist.size() == 1);
-CHECK(b.unmatched_dist[0].name == "p3.4");
-CHECK(b.unmatched_dist[0].why == "the spec (spec.json:4:17) says it has no reference counterpart");
-// The ref p3.4 is left without a counterpart.
-REQUIRE(b.unmatched_ref.size() == 1);
-CHECK(b.unmatched_ref[0].name == "p3.4");
-// A stated layout alone: the ref is the aligned one.
-CHECK(top(25) == "p25.40 shard(1,tp,pad 50257)");
-// Crossed pairs, as stated.
-CHECK(top(7) == "p8.22 rep");
-CHECK(top(8) == "p7.21 rep");
-// Parameters the spec does not mention are inferred as usual.
-CHECK(top(9) == "p9.23 shard(1,tp)");
+  INFO((spec ? "" : spec.error().format()));
+  REQUIRE(spec.has_value());
+  REQUIRE_FALSE(check_spec(*spec, p.ref, p.dist, p.mesh).has_value());
+  const BijectionCandidates b = infer_bijection(p.ref, p.dist, p.mesh, &*spec);
+  CHECK(b.spec_errors.empty());
+  const auto& R = p.ref.entry();
+  const auto top = [&](int64_t n, size_t i = 0) {
+    const ParameterCandidates* pc = b.find(n);
+    REQUIRE(pc != nullptr);
+    if (i >= pc->candidates.size()) return std::string();
+    const BijectionCandidate& c = pc->candidates[i];
+    return (c.ref ? R[*c.ref].name : std::string("none")) + " " + c.layout.to_string(p.mesh);
+  };
+  // A stated layout is the only candidate.
+  CHECK(top(16) == "p16.30 partial(sum,tp)");
+  CHECK(b.find(16)->candidates.size() == 1);
+  CHECK(b.find(16)->best()->source == Source::kSpec);
+  CHECK(b.find(16)->best()->why.rfind("the spec (spec.json:2:17) says so", 0) == 0);
+  // A stated ref alone: the layouts are inferred for it.
+  CHECK(top(22) == "p22.36 rep");
+  CHECK(top(22, 1) == "p22.36 partial(sum,tp)");
+  // "ref": null: no counterpart, said by name.
+  CHECK(top(3) == "none rep");
+  REQUIRE(b.unmatched_dist.size() == 1);
+  CHECK(b.unmatched_dist[0].name == "p3.4");
+  CHECK(b.unmatched_dist[0].why ==
+        "the spec (spec.json:4:17) says it has no reference counterpart");
+  // The ref p3.4 is left without a counterpart.
+  REQUIRE(b.unmatched_ref.size() == 1);
+  CHECK(b.unmatched_ref[0].name == "p3.4");
+  // A stated layout alone: the ref is the aligned one.
+  CHECK(top(25) == "p25.40 shard(1,tp,pad 50257)");
+  // Crossed pairs, as stated.
+  CHECK(top(7) == "p8.22 rep");
+  CHECK(top(8) == "p7.21 rep");
+  // Parameters the spec does not mention are inferred as usual.
+  CHECK(top(9) == "p9.23 shard(1,tp)");
 }
 
 TEST_CASE("bijection: spec entries that cannot be used are reported", "[verify]") {
   const Pair p("gpt2_decode_tp1", "gpt2_decode_tp2");
-  const std::string text = R"({"mesh": {"tp": 2},
+  const std::string text = R"j({"mesh": {"tp": 2},
  "parameters": [{"dist": "p99", "ref": "p9.23"},
                 {"dist": 9, "ref": "nope"},
                 {"dist": 10, "ref": 10, "layout": "rep"},
-                {"dist": 11, "ref": 3}]})";
+                {"dist": 11, "ref": 3}]})j";
   const auto spec = parse_spec(text, "spec.json");
   REQUIRE(spec.has_value());
   // check_spec stops at the first problem ...
@@ -456,11 +456,11 @@ TEST_CASE("bijection: spec entries that cannot be used are reported", "[verify]"
   REQUIRE(b.spec_errors.size() == 4);
   CHECK(b.spec_errors[0].message == "the distributed program has no parameter 'p99'");
   CHECK(b.spec_errors[1].message == "the reference program has no parameter 'nope'");
-  CHECK(b.spec_errors[1].pos == SourcePos{3, 29});
+  CHECK(b.spec_errors[1].pos == SourcePos{3, 36});
   CHECK(b.spec_errors[2].message ==
         "layout rep cannot relate 'p10.24' to 'p10.24': the layout makes f32[384] a f32[384], "
         "not f32[768]");
-  CHECK(b.spec_errors[2].pos == SourcePos{4, 49});
+  CHECK(b.spec_errors[2].pos == SourcePos{4, 51});
   CHECK(b.spec_errors[3].message ==
         "'p11.25' (f32[768,384]): no layout relates it to 'p3.4' (s32[])");
   // The unusable entries leave their parameters unmatched (10, 11) or inferred (9).
@@ -469,7 +469,9 @@ TEST_CASE("bijection: spec entries that cannot be used are reported", "[verify]"
   CHECK(b.find(11)->candidates.empty());
   Names unmatched;
   for (const UnmatchedParameter& u : b.unmatched_dist) unmatched.push_back(u.name);
-  CHECK(unmatched == Names{"p10.24", "p11.25"});
+  CHECK(unmatched == Names{"p3.4", "p10.24", "p11.25"});
+  // p3.4 lost its counterpart to the (unusable) entry of p11.25.
+  CHECK(b.unmatched_dist[0].why == "'p3.4' (s32[]) would fit, but the spec gives it to 'p11.25'");
 }
 
 TEST_CASE("bijection: candidates never contradict shapes or element types", "[verify]") {
@@ -499,4 +501,56 @@ TEST_CASE("bijection: candidates never contradict shapes or element types", "[ve
       }
     }
   }
+}
+
+TEST_CASE("bijection: annotations on a two-axis mesh, and annotations set aside", "[verify]") {
+  const ir::Module ref = module(R"(HloModule r
+ENTRY e {
+  w = f32[8,16] parameter(0)
+  v = f32[8,16] parameter(1)
+  ROOT t = (f32[8,16], f32[8,16]) tuple(w, v)
+}
+)");
+  const ir::Module dist = module(R"(HloModule d
+ENTRY e {
+  w = f32[4,8] parameter(0), sharding={devices=[2,2]0,1,2,3}
+  v = f32[4,16] parameter(1), sharding={devices=[8,1]0,1,2,3,4,5,6,7}
+  ROOT t = (f32[4,8], f32[4,16]) tuple(w, v)
+}
+)");
+  const Mesh m = *Mesh::parse("dp=2,tp=2");
+  const BijectionCandidates b = infer_bijection(ref, dist, m, nullptr);
+  const ParameterCandidates& w = *b.find(0);
+  REQUIRE(w.candidates.size() == 1);
+  CHECK(w.best()->source == Source::kSharding);
+  CHECK(w.best()->layout.to_string(m) == "shard(0,dp)+shard(1,tp)");
+  CHECK(w.best()->why ==
+        "same position and name; sharding={devices=[2,2]0,1,2,3}; dim 0: 4 × dp 2 = 8, dim 1: 8 × "
+        "tp 2 = 16");
+  // 8 devices on a 4-device mesh: set aside (with a note), the shapes decide.
+  const ParameterCandidates& v = *b.find(1);
+  REQUIRE(v.notes.size() == 1);
+  CHECK(v.notes[0] ==
+        "sharding={devices=[8,1]0,1,2,3,4,5,6,7} set aside: 8 devices, but the mesh dp=2,tp=2 "
+        "has 4");
+  REQUIRE(v.candidates.size() == 2);
+  CHECK(v.candidates[0].source == Source::kShape);
+  CHECK(v.candidates[0].layout.to_string(m) == "shard(0,dp)");
+  CHECK(v.candidates[1].layout.to_string(m) == "shard(0,tp)");
+}
+
+TEST_CASE("bijection: a parameter the spec names twice keeps its first entry", "[verify]") {
+  const Pair p("gpt2_decode_tp1", "gpt2_decode_tp2");
+  const std::string text = R"j({"mesh": {"tp": 2},
+ "parameters": [{"dist": 16, "layout": "partial(sum,tp)"},
+                {"dist": "p16.30", "layout": "rep"}]})j";
+  const auto spec = parse_spec(text, "spec.json");
+  REQUIRE(spec.has_value());
+  REQUIRE(check_spec(*spec, p.ref, p.dist, p.mesh).has_value());
+  const BijectionCandidates b = infer_bijection(p.ref, p.dist, p.mesh, &*spec);
+  REQUIRE(b.spec_errors.size() == 1);
+  CHECK(b.spec_errors[0].message == "'p16.30' is already described at 2:17");
+  CHECK(b.spec_errors[0].pos == SourcePos{3, 26});
+  REQUIRE(b.find(16)->candidates.size() == 1);
+  CHECK(b.find(16)->best()->layout.to_string(p.mesh) == "partial(sum,tp)");
 }

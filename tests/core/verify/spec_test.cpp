@@ -27,16 +27,14 @@ SourcePos pos_of(std::string_view text, std::string_view needle) {
   return p;
 }
 
-const char* const kExample = R"({"mesh": {"tp": 2},
+const char* const kExample = R"j({"mesh": {"tp": 2},
  "parameters": [{"dist": "p7.28", "ref": "p7.28", "layout": "shard", "dim": 1, "axis": "tp"},
-                {"dist": "p16.30", "ref": "p16.30", "layout": "partial(sum,tp)"
-},
+                {"dist": "p16.30", "ref": "p16.30", "layout": "partial(sum,tp)"},
                 {"dist": "p3.4", "ref": null},
                 {"dist": 25, "layout": "shard(1,tp,pad 50257)"}],
  "outputs": [{"ref_index": 0, "dist_index": 0, "layout": "shard(0,tp)"}],
- "strict": false
-}
-)";
+ "strict": false}
+)j";
 
 ir::Module module(const std::string& text) {
   auto m = hlo::read_module(text, "test.hlo");
@@ -46,20 +44,26 @@ ir::Module module(const std::string& text) {
 }
 
 /// A reference and a distributed program over tp=2: w is column-sharded, b replicated.
-const char* const kRef = R"(HloModule ref
+const char* const kRef = R"j(HloModule ref
 ENTRY e {
   w = f32[8,4] parameter(0)
   b = f32[4] parameter(1)
   ROOT t = (f32[8,4], f32[4]) tuple(w, b)
 }
-)";
-const char* const kDist = R"(HloModule dist
+)j";
+const char* const kDist = R"j(HloModule dist
 ENTRY e {
   w = f32[8,2] parameter(0)
   b = f32[4] parameter(1)
   ROOT t = (f32[8,2], f32[4]) tuple(w, b)
 }
-)";
+)j";
+
+struct ErrorCase {
+  std::string text;
+  std::string at;       ///< the text the error points at (its first occurrence)
+  std::string message;  ///< a part of the message
+};
 
 }  // namespace
 
@@ -98,89 +102,79 @@ TEST_CASE("spec: the documented example parses", "[verify]") {
 
 TEST_CASE("spec: structured layouts, empty specs and the caller's mesh", "[verify]") {
   const Mesh m = *Mesh::parse("dp=2,tp=4");
-  const auto spec = parse_spec(R"({"mesh": {"dp": 2, "tp": 4}, "parameters": [
+  const auto spec = parse_spec(R"j({"mesh": {"dp": 2, "tp": 4}, "parameters": [
       {"dist": "a", "layout": "partial", "axis": "dp", "op": "max"},
       {"dist": "b", "layout": "partial", "axis": "tp"},
       {"dist": "c", "layout": "shard", "dim": 0, "axis": "tp", "pad": 50257},
       {"dist": "%d", "ref": 3, "layout": "rep"},
-      {"dist": "e", "layout": "shard(0,dp)+partial(sum,tp)"
-}]
-})",
+      {"dist": "e", "layout": "shard(0,dp)+partial(sum,tp)"}]})j",
                                "s.json");
-INFO((spec ? "" : spec.error().format()));
-REQUIRE(spec.has_value());
-CHECK(spec->parameters[0].layout->to_string(m) == "partial(max,dp)");
-CHECK(spec->parameters[1].layout->to_string(m) == "partial(sum,tp)");
-CHECK(spec->parameters[2].layout->to_string(m) == "shard(0,tp,pad 50257)");
-CHECK(spec->parameters[3].dist.name == "d");
-CHECK(spec->parameters[3].ref->number == 3);
-CHECK(spec->parameters[3].layout->is_rep());
-CHECK(spec->parameters[4].layout->to_string(m) == "shard(0,dp)+partial(sum,tp)");
-CHECK_FALSE(spec->strict.has_value());
+  INFO((spec ? "" : spec.error().format()));
+  REQUIRE(spec.has_value());
+  CHECK(spec->parameters[0].layout->to_string(m) == "partial(max,dp)");
+  CHECK(spec->parameters[1].layout->to_string(m) == "partial(sum,tp)");
+  CHECK(spec->parameters[2].layout->to_string(m) == "shard(0,tp,pad 50257)");
+  CHECK(spec->parameters[3].dist.name == "d");
+  CHECK(spec->parameters[3].ref->number == 3);
+  CHECK(spec->parameters[3].layout->is_rep());
+  CHECK(spec->parameters[4].layout->to_string(m) == "shard(0,dp)+partial(sum,tp)");
+  CHECK_FALSE(spec->strict.has_value());
 
-const auto empty = parse_spec("{}", "e.json");
-REQUIRE(empty.has_value());
-CHECK_FALSE(empty->mesh.has_value());
-CHECK(empty->parameters.empty());
+  const auto empty = parse_spec("{}", "e.json");
+  REQUIRE(empty.has_value());
+  CHECK_FALSE(empty->mesh.has_value());
+  CHECK(empty->parameters.empty());
 
-const auto one_device = parse_spec(R"({"mesh": {}})", "e.json");
-REQUIRE(one_device.has_value());
-CHECK(one_device->mesh->rank() == 0);
+  const auto one_device = parse_spec(R"j({"mesh": {}})j", "e.json");
+  REQUIRE(one_device.has_value());
+  CHECK(one_device->mesh->rank() == 0);
 
-// Without a "mesh", layouts are read against the caller's mesh.
-const Mesh tp8 = *Mesh::parse("tp=8");
-  const auto borrowed = parse_spec(R"({"parameters": [{"dist": 0, "layout": "shard(1,tp)"
-  }]
-  })",
-                                   "b.json", &tp8);
+  // Without a "mesh", layouts are read against the caller's mesh.
+  const Mesh tp8 = *Mesh::parse("tp=8");
+  const auto borrowed =
+      parse_spec(R"j({"parameters": [{"dist": 0, "layout": "shard(1,tp)"}]})j", "b.json", &tp8);
   REQUIRE(borrowed.has_value());
   CHECK(borrowed->layout_mesh == tp8);
   CHECK(borrowed->parameters[0].layout->to_string(tp8) == "shard(1,tp)");
-  }
+  // ... and must then be checked against that same mesh.
+  const ir::Module ref = module(kRef), dist = module(kDist);
+  const auto other = check_spec(*borrowed, ref, dist, *Mesh::parse("tp=2"));
+  REQUIRE(other.has_value());
+  CHECK(other->message == "the layout was read against the mesh tp=8, not the mesh in use tp=2");
+}
 
-  TEST_CASE("spec: errors point at the offending JSON", "[verify]") {
-    struct Case {
-      std::string text;
-      std::string at;       // the text the error points at (its first occurrence)
-      std::string message;  // a part of the message
-    };
-  const std::vector<Case> cases = {
-      {R"({"mesh": {"tp" 2}})", "2}", "expected ':'"},
+TEST_CASE("spec: errors point at the offending JSON", "[verify]") {
+  const std::vector<ErrorCase> cases = {
+      {R"j({"mesh": {"tp" 2}})j", "2}", "expected ':'"},
       {"[1, 2]", "[1", "a spec is a JSON object"},
-      {R"({"mesh": {"tp": 2}, "paramters": []})", "\"paramters\"", "unknown key 'paramters'"},
-      {R"({"mesh": {"tp": 0}})", "0}", "the size of axis 'tp'"},
-      {R"({"mesh": {"t-p": 2}})", "\"t-p\"", "not an axis name"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard(1,pp)"}]})",
-       "\"shard(1,pp)\"", "unknown axis 'pp' (the mesh has tp) in layout 'shard(1,pp)'"
-  },
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard(1;tp)"}]
-  })",
-       "\"shard(1;tp)\"", "bad layout 'shard(1;tp)'"
-  },
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard", "dim": 1,
-           "axis": "pp"}]})",
+      {R"j({"mesh": {"tp": 2}, "paramters": []})j", "\"paramters\"", "unknown key 'paramters'"},
+      {R"j({"mesh": {"tp": 0}})j", "0}", "the size of axis 'tp'"},
+      {R"j({"mesh": {"t-p": 2}})j", "\"t-p\"", "not an axis name"},
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard(1,pp)"}]})j",
+       "\"shard(1,pp)\"", "unknown axis 'pp' (the mesh has tp) in layout 'shard(1,pp)'"},
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard(1;tp)"}]})j",
+       "\"shard(1;tp)\"", "bad layout 'shard(1;tp)'"},
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard", "dim": 1,
+           "axis": "pp"}]})j",
        "\"pp\"", "unknown axis 'pp'"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard", "axis": "tp"}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "shard", "axis": "tp"}]})j",
        "\"shard\"", "needs \"dim\""},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "rep", "dim": 1}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "rep", "dim": 1}]})j",
        "\"dim\"", "\"dim\" goes with"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "partial", "axis": "tp",
-           "op": "avg"}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "a", "layout": "partial", "axis": "tp",
+           "op": "avg"}]})j",
        "\"avg\"", "\"op\" is one of"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"ref": "a"}]})", "{\"ref\"", "needs \"dist\""},
-      {R"({"parameters": [{"dist": -1}]})", "-1", "\"dist\" names a parameter"},
-      {R"({"parameters": [{"dist": "a"}, {"dist": "a"}]})", "\"a\"}]", "already described"},
-      {R"({"parameters": [{"dist": "a", "layout": "shard(0,tp)"}]
-  })", "\"shard(0,tp)\"",
-       "give the spec a \"mesh\""
-  }
-  , {R"({"parameters": {"dist": "a"}})", "{\"dist\"", "\"parameters\" is an array"},
-      {R"({"outputs": [{"ref_index": 0}]})", "{\"ref_index\"", "needs \"dist_index\""},
-      {R"({"outputs": [{"ref_index": "x", "dist_index": 0}]})", "\"x\"", "needs \"ref_index\""},
-      {R"({"strict": "yes"})", "\"yes\"", "\"strict\" is true or false"},
-  }
-  ;
-  for (const Case& c : cases) {
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"ref": "a"}]})j", "{\"ref\"", "needs \"dist\""},
+      {R"j({"parameters": [{"dist": -1}]})j", "-1", "\"dist\" names a parameter"},
+      {R"j({"parameters": [{"dist": "a"}, {"dist": "a"}]})j", "\"a\"}]", "already described"},
+      {R"j({"parameters": [{"dist": "a", "layout": "shard(0,tp)"}]})j", "\"shard(0,tp)\"",
+       "give the spec a \"mesh\""},
+      {R"j({"parameters": {"dist": "a"}})j", "{\"dist\"", "\"parameters\" is an array"},
+      {R"j({"outputs": [{"ref_index": 0}]})j", "{\"ref_index\"", "needs \"dist_index\""},
+      {R"j({"outputs": [{"ref_index": "x", "dist_index": 0}]})j", "\"x\"", "needs \"ref_index\""},
+      {R"j({"strict": "yes"})j", "\"yes\"", "\"strict\" is true or false"},
+  };
+  for (const ErrorCase& c : cases) {
     INFO(c.text);
     const auto spec = parse_spec(c.text, "bad.json");
     REQUIRE_FALSE(spec.has_value());
@@ -191,79 +185,69 @@ const Mesh tp8 = *Mesh::parse("tp=8");
     CHECK(d.message.find(c.message) != std::string::npos);
     CHECK_FALSE(d.line_text.empty());
   }
-  }
+}
 
-  TEST_CASE("spec: read_spec reads files and reports unreadable ones", "[verify]") {
-    test::TempDir dir;
-    const std::string path = dir.write("spec.json", kExample);
-    const auto spec = read_spec(path);
+TEST_CASE("spec: read_spec reads files and reports unreadable ones", "[verify]") {
+  test::TempDir dir;
+  const std::string path = dir.write("spec.json", kExample);
+  const auto spec = read_spec(path);
+  REQUIRE(spec.has_value());
+  CHECK(spec->file == path);
+  CHECK(spec->parameters.size() == 4);
+  const auto missing = read_spec(dir.path() + "/nope.json");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().file == dir.path() + "/nope.json");
+  const std::string bad = dir.write("bad.json", "{\n  \"mesh\": {\"tp\": 2},\n  \"x\": 1\n}\n");
+  const auto unknown = read_spec(bad);
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().pos == SourcePos{3, 3});
+  CHECK(unknown.error().format().find(bad + ":3:3: error: unknown key 'x'") == 0);
+}
+
+TEST_CASE("spec: check_spec against the programs", "[verify]") {
+  const ir::Module ref = module(kRef), dist = module(kDist);
+  const Mesh tp2 = *Mesh::parse("tp=2");
+  const auto check = [&](const std::string& text, const Mesh& mesh) {
+    const auto spec = parse_spec(text, "c.json");
+    INFO((spec ? "" : spec.error().format()));
     REQUIRE(spec.has_value());
-    CHECK(spec->file == path);
-    CHECK(spec->parameters.size() == 4);
-    const auto missing = read_spec(dir.path() + "/nope.json");
-    REQUIRE_FALSE(missing.has_value());
-    CHECK(missing.error().file == dir.path() + "/nope.json");
-    const std::string bad = dir.write("bad.json", "{\n  \"mesh\": {\"tp\": 2},\n  \"x\": 1\n}\n");
-    const auto unknown = read_spec(bad);
-    REQUIRE_FALSE(unknown.has_value());
-    CHECK(unknown.error().pos == SourcePos{3, 3});
-    CHECK(unknown.error().format().find(bad + ":3:3: error: unknown key 'x'") == 0);
-  }
-
-  TEST_CASE("spec: check_spec against the programs", "[verify]") {
-    const ir::Module ref = module(kRef), dist = module(kDist);
-    const Mesh tp2 = *Mesh::parse("tp=2");
-    const auto check = [&](const std::string& text, const Mesh& mesh) {
-      const auto spec = parse_spec(text, "c.json");
-      INFO((spec ? "" : spec.error().format()));
-      REQUIRE(spec.has_value());
-      return check_spec(*spec, ref, dist, mesh);
-    };
-  CHECK_FALSE(check(R"({"mesh": {"tp": 2}, "parameters": [
-      {"dist": "w", "ref": "w", "layout": "shard(1,tp)"
-  },
+    return check_spec(*spec, ref, dist, mesh);
+  };
+  CHECK_FALSE(check(R"j({"mesh": {"tp": 2}, "parameters": [
+      {"dist": "w", "ref": "w", "layout": "shard(1,tp)"},
       {"dist": 1, "ref": 1, "layout": "rep"}],
       "outputs": [{"ref_index": 1, "dist_index": 1, "layout": "rep"},
-                  {"ref_index": 0, "dist_index": 0, "layout": "shard", "dim": 1, "axis": "tp"}]
-  })",
+                  {"ref_index": 0, "dist_index": 0, "layout": "shard", "dim": 1, "axis": "tp"}]})j",
                     tp2)
                   .has_value());
 
-  struct Case {
-    std::string text;
-    std::string at;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "w2", "ref": "w"}]})", "\"w2\"",
+  const std::vector<ErrorCase> cases = {
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "w2", "ref": "w"}]})j", "\"w2\"",
        "the distributed program has no parameter 'w2'"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "t", "ref": "w"}]})", "\"t\"",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "t", "ref": "w"}]})j", "\"t\"",
        "no parameter 't'"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": 0, "ref": 7}]})", "7",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": 0, "ref": 7}]})j", "7",
        "the reference program has no parameter parameter 7"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": 0}, {"dist": "w"}]})", "\"w\"",
-       "'w' is already described at 1:37"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": 0, "ref": 0}, {"dist": 1, "ref": "w"}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": 0}, {"dist": "w"}]})j", "\"w\"",
+       "'w' is already described at 1:45"},
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": 0, "ref": 0}, {"dist": 1, "ref": "w"}]})j",
        "\"w\"", "already stands for another"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "w", "ref": "w", "layout": "rep"}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "w", "ref": "w", "layout": "rep"}]})j",
        "\"rep\"", "the layout makes f32[8,2] a f32[8,2], not f32[8,4]"},
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "w", "ref": "w", "layout": "shard(0,tp)"}]})",
-       "\"shard(0,tp)\"", "cannot relate 'w' to 'w'"
-  }
-  ,
-      {R"({"mesh": {"tp": 2}, "parameters": [{"dist": "b", "ref": "w", "layout": "rep"}]})",
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "w", "ref": "w", "layout": "shard(0,tp)"}]})j",
+       "\"shard(0,tp)\"", "cannot relate 'w' to 'w'"},
+      {R"j({"mesh": {"tp": 2}, "parameters": [{"dist": "b", "ref": "w", "layout": "rep"}]})j",
        "\"rep\"", "not f32[8,4]"},
-      {R"({"mesh": {"tp": 4}})", "{\"tp\": 4}",
+      {R"j({"mesh": {"tp": 4}})j", "{\"tp\": 4}",
        "the spec's mesh tp=4 is not the mesh in use, tp=2"},
-      {R"({"outputs": [{"ref_index": 2, "dist_index": 0}]})", "{\"ref_index\"",
+      {R"j({"outputs": [{"ref_index": 2, "dist_index": 0}]})j", "{\"ref_index\"",
        "the reference program has 2 result(s): no index 2"},
-      {R"({"outputs": [{"ref_index": 0, "dist_index": 5}]})", "{\"ref_index\"",
+      {R"j({"outputs": [{"ref_index": 0, "dist_index": 5}]})j", "{\"ref_index\"",
        "the distributed program has 2 result(s)"},
-      {R"({"mesh": {"tp": 2}, "outputs": [{"ref_index": 0, "dist_index": 0, "layout": "rep"}]})",
+      {R"j({"mesh": {"tp": 2}, "outputs": [{"ref_index": 0, "dist_index": 0, "layout": "rep"}]})j",
        "\"rep\"", "cannot relate the outputs"},
-  }
-  ;
-  for (const Case& c : cases) {
+  };
+  for (const ErrorCase& c : cases) {
     INFO(c.text);
     const std::optional<Diagnostic> d = check(c.text, tp2);
     REQUIRE(d.has_value());
@@ -272,24 +256,24 @@ const Mesh tp8 = *Mesh::parse("tp=8");
     CHECK(d->pos == pos_of(c.text, c.at));
     CHECK(d->message.find(c.message) != std::string::npos);
   }
-  }
+}
 
-  TEST_CASE("spec: layout_misfit explains", "[verify]") {
-    const Mesh tp2 = *Mesh::parse("tp=2");
-    const auto f32 = [](std::vector<int64_t> dims) {
-      return ir::Type::array(ir::DType::kF32, std::move(dims));
-    };
-    const Layout col = Layout::on(tp2, 0, AxisLayout::shard(1));
-    CHECK(layout_misfit(col, f32({4096, 2048}), f32({4096, 4096}), tp2).empty());
-    CHECK(layout_misfit(Layout::replicated(1), f32({4096, 2048}), f32({4096, 4096}), tp2) ==
-          "the layout makes f32[4096,2048] a f32[4096,2048], not f32[4096,4096]");
-    CHECK(layout_misfit(Layout::on(tp2, 0, AxisLayout::shard(1, 50257)), f32({768, 25129}),
-                        f32({768, 50257}), tp2)
-              .empty());
-    CHECK(layout_misfit(Layout::replicated(1), f32({4}), ir::Type::array(ir::DType::kS32, {4}), tp2)
-              .find("element types differ") != std::string::npos);
-    CHECK(layout_misfit(Layout::on(tp2, 0, AxisLayout::shard(3)), f32({4}), f32({8}), tp2) ==
-          "the layout does not fit f32[4]");
-    CHECK(layout_misfit(Layout::replicated(2), f32({4}), f32({4}), tp2) ==
-          "the layout was read against another mesh");
-  }
+TEST_CASE("spec: layout_misfit explains", "[verify]") {
+  const Mesh tp2 = *Mesh::parse("tp=2");
+  const auto f32 = [](std::vector<int64_t> dims) {
+    return ir::Type::array(ir::DType::kF32, std::move(dims));
+  };
+  const Layout col = Layout::on(tp2, 0, AxisLayout::shard(1));
+  CHECK(layout_misfit(col, f32({4096, 2048}), f32({4096, 4096}), tp2).empty());
+  CHECK(layout_misfit(Layout::replicated(1), f32({4096, 2048}), f32({4096, 4096}), tp2) ==
+        "the layout makes f32[4096,2048] a f32[4096,2048], not f32[4096,4096]");
+  CHECK(layout_misfit(Layout::on(tp2, 0, AxisLayout::shard(1, 50257)), f32({768, 25129}),
+                      f32({768, 50257}), tp2)
+            .empty());
+  CHECK(layout_misfit(Layout::replicated(1), f32({4}), ir::Type::array(ir::DType::kS32, {4}), tp2)
+            .find("element types differ") != std::string::npos);
+  CHECK(layout_misfit(Layout::on(tp2, 0, AxisLayout::shard(3)), f32({4}), f32({8}), tp2) ==
+        "the layout does not fit f32[4]");
+  CHECK(layout_misfit(Layout::replicated(2), f32({4}), f32({4}), tp2) ==
+        "the layout was read against another mesh");
+}
