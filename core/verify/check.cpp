@@ -42,6 +42,33 @@ std::tuple<size_t, bool, size_t> progress(const CheckResult& r,
   return {proven, !r.divergence || r.divergence->by_value, at};
 }
 
+/// A padded shard is right as it is when its padding never reaches a value; when it is summed
+/// over, it must hold zeros (LLaMA's 4 heads over 8 ranks), which only the loader can promise:
+/// a contract candidate right after the plain one.
+void add_zero_padding_contracts(BijectionCandidates& candidates, const ir::Module& dist,
+                                const Mesh& mesh) {
+  for (ParameterCandidates& p : candidates.parameters) {
+    std::vector<BijectionCandidate> out;
+    for (const BijectionCandidate& c : p.candidates) {
+      out.push_back(c);
+      bool padded = false;
+      BijectionCandidate zeros = c;
+      for (AxisLayout& a : zeros.layout.axes) {
+        if (a.is_shard() && a.full >= 0 && !a.zero_pad) {
+          a.zero_pad = true;
+          padded = true;
+        }
+      }
+      if (!padded || c.source == BijectionCandidate::Source::kSpec) continue;
+      zeros.source = BijectionCandidate::Source::kContract;
+      zeros.contract = "the padding of '" + dist.entry()[p.dist].name + "' (" +
+                       zeros.layout.to_string(mesh) + ") must hold zeros: it is summed over";
+      out.push_back(std::move(zeros));
+    }
+    p.candidates = std::move(out);
+  }
+}
+
 ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
   ParamBinding b;
   b.dist = p.dist;
@@ -78,7 +105,8 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
   if (request.spec) {
     if (auto error = check_spec(*request.spec, ref, dist, mesh)) return *error;
   }
-  const BijectionCandidates candidates = infer_bijection(ref, dist, mesh, request.spec);
+  BijectionCandidates candidates = infer_bijection(ref, dist, mesh, request.spec);
+  add_zero_padding_contracts(candidates, dist, mesh);
 
   // Start from every parameter's best candidate; permuted layouts are not lifted yet.
   std::vector<size_t> choice(candidates.parameters.size(), 0);

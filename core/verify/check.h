@@ -22,7 +22,7 @@ struct CheckRequest {
   const Spec* spec = nullptr;  ///< --spec
   CheckOptions options;
   std::string dist_file = "<dist>";  ///< labels diagnostics
-  size_t max_attempts = 8;           ///< bijections tried before giving up
+  size_t max_attempts = 24;          ///< bijections tried before giving up
 };
 
 /// Checks that `dist` computes `ref`. Errors (a bad spec, a mesh that contradicts the program)

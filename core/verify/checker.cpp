@@ -62,6 +62,7 @@ class Checker {
   void propagate();
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
+  void offer_padded_broadcasts(InstrId user);
   std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
                               const std::vector<ClassId>& refs,
                               const std::vector<uint32_t>& premises, std::string* why);
@@ -149,7 +150,7 @@ bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
     if (facts_[f].layout == fact.layout && g_.find(facts_[f].ref) == g_.find(fact.ref))
       return false;
   }
-  if (list.size() >= 4) return false;  // enough alternatives for one value
+  if (list.size() >= 6) return false;  // enough alternatives for one value
   fact.instr = id;
   fact.element = element;
   facts_.push_back(std::move(fact));
@@ -220,6 +221,7 @@ void Checker::lift_instruction(InstrId id) {
     if (in.size() != 1 || in[0].empty()) all_known = false;
   }
   if (!all_known) return;
+  offer_padded_broadcasts(id);
   if (instr.type.is_tuple() && !elementwise_tuple) {
     lift_replicated_tuple(id);
     return;
@@ -234,10 +236,10 @@ void Checker::lift_instruction(InstrId id) {
       one.type = instr.type.elements()[e];
       operand_ids = {instr.operands[e]};
     }
-    // Every combination of the operands' facts (few: each value keeps at most four).
+    // Every combination of the operands' facts (few: each value keeps at most six).
     std::vector<size_t> pick(operand_ids.size(), 0);
     size_t combos = 0;
-    while (combos++ < 16) {
+    while (combos++ < 64) {
       std::vector<OperandView> views;
       std::vector<uint32_t> premises;
       std::vector<ClassId> refs;
@@ -387,6 +389,59 @@ void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vect
       f.ref = *enc.id;
       f.rule = "broadcast-as-shard";
       add_fact(id, 0, std::move(f));
+    }
+  }
+}
+
+/// The same view for padded shards, made on demand: when an elementwise op meets a padded
+/// shard, its replicated broadcast (or iota) operands are also offered as shards padded alike
+/// (the reference value is the broadcast to the unpadded extent).
+void Checker::offer_padded_broadcasts(InstrId user) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[user];
+  const bool elementwise =
+      ir::is_elementwise(instr.opcode) || instr.opcode == ir::Opcode::kSelect ||
+      instr.opcode == ir::Opcode::kCompare || instr.opcode == ir::Opcode::kClamp;
+  if (!elementwise) return;
+  std::vector<std::pair<size_t, AxisLayout>> padded;
+  for (InstrId o : instr.operands) {
+    for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+      for (size_t a = 0; a < facts_[f].layout.axes.size(); ++a) {
+        const AxisLayout& p = facts_[f].layout.axes[a];
+        if (p.is_shard() && p.full >= 0) padded.emplace_back(a, AxisLayout::shard(p.dim, p.full));
+      }
+    }
+  }
+  for (InstrId o : instr.operands) {
+    const ir::Instruction& b = comp[o];
+    if (b.opcode != ir::Opcode::kBroadcast && b.opcode != ir::Opcode::kIota) continue;
+    std::optional<uint32_t> rep;
+    for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+      if (facts_[f].layout.is_rep() && facts_[f].apply) rep = f;
+    }
+    if (!rep) continue;
+    ir::DimList kept = b.dims_attr("dimensions");
+    if (const auto* counting = b.get<int64_t>("iota_dimension")) kept = {*counting};
+    std::vector<ClassId> refs;
+    for (uint32_t p : facts_[*rep].premises) refs.push_back(facts_[p].ref);
+    for (const auto& [axis, part] : padded) {
+      if (part.dim >= b.type.rank() ||
+          std::find(kept.begin(), kept.end(), part.dim) != kept.end()) {
+        continue;
+      }
+      ir::Type wide = b.type;
+      std::vector<int64_t> dims = wide.dims();
+      dims[static_cast<size_t>(part.dim)] = part.full;
+      wide.set_dims(dims);
+      ir::Instruction ref_instr = b;
+      ref_instr.type = wide;
+      auto enc = bridge_.encode(dist_, ref_instr, refs, wide, "dist");
+      if (!enc) continue;
+      Fact f = facts_[*rep];
+      f.layout = Layout::on(mesh_, axis, part);
+      f.ref = *enc.id;
+      f.rule = "broadcast-as-shard";
+      add_fact(o, 0, std::move(f));
     }
   }
 }

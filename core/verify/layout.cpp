@@ -76,6 +76,10 @@ bool parse_part(LayoutCursor& in, const Mesh& mesh, Layout& layout, std::vector<
     const std::optional<int64_t> full = in.number();
     if (!full || *full < 1) return false;
     part.full = *full;
+    if (in.eat(",")) {
+      if (!in.eat("zeros")) return false;
+      part.zero_pad = true;
+    }
   }
   if (!in.eat(")")) return false;
   used[*axis] = true;
@@ -149,6 +153,7 @@ std::string Layout::to_string(const Mesh& mesh) const {
     if (p.is_shard()) {
       out += "shard(" + std::to_string(p.dim) + "," + mesh.name(a);
       if (p.full >= 0) out += ",pad " + std::to_string(p.full);
+      if (p.zero_pad) out += ",zeros";
       out += ')';
     } else {
       out += "partial(" + std::string(reduce_op_name(p.op)) + "," + mesh.name(a) + ")";

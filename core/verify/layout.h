@@ -27,13 +27,14 @@ struct AxisLayout {
   Kind kind = Kind::kRep;
   int32_t dim = -1;              ///< kShard
   int64_t full = -1;             ///< kShard: the reference extent when the shards are padded
+  bool zero_pad = false;         ///< kShard, padded: the padding holds zeros (a contract)
   ReduceOp op = ReduceOp::kSum;  ///< kPartial
 
   static AxisLayout rep() { return {}; }
-  static AxisLayout shard(int32_t dim, int64_t full = -1) {
-    return {Kind::kShard, dim, full, ReduceOp::kSum};
+  static AxisLayout shard(int32_t dim, int64_t full = -1, bool zero_pad = false) {
+    return {Kind::kShard, dim, full, zero_pad && full >= 0, ReduceOp::kSum};
   }
-  static AxisLayout partial(ReduceOp op) { return {Kind::kPartial, -1, -1, op}; }
+  static AxisLayout partial(ReduceOp op) { return {Kind::kPartial, -1, -1, false, op}; }
   bool is_rep() const { return kind == Kind::kRep; }
   bool is_shard() const { return kind == Kind::kShard; }
   bool is_partial() const { return kind == Kind::kPartial; }
@@ -65,7 +66,7 @@ struct Layout {
                                                      const Mesh& mesh) const;
 
   /// `rep`, `shard(1,tp)`, `partial(sum,tp)`, `shard(0,dp)+partial(sum,tp)`; padding as
-  /// `shard(0,tp,pad 50257)`.
+  /// `shard(0,tp,pad 50257)`, padding known to hold zeros as `shard(1,tp,pad 4096,zeros)`.
   std::string to_string(const Mesh& mesh) const;
   /// The inverse of to_string: `rep`, or parts joined by '+' (`shard(1,tp)`,
   /// `shard(0,tp,pad 50257)`, `partial(sum,tp)`); spaces between tokens are allowed. nullopt on

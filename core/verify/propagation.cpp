@@ -158,6 +158,37 @@ std::variant<AxisLayout, NoLift> partial_axis(const ir::Instruction& instr,
   return AxisLayout::partial(p);
 }
 
+/// Whether padding that holds zeros in `zero` of the `carriers` operands still holds zeros after
+/// `instr`: a product needs one zero factor, a sum or a data move all of them.
+bool keeps_zero_padding(const ir::Instruction& instr, size_t carriers, size_t zero) {
+  using ir::Opcode;
+  switch (instr.opcode) {
+    case Opcode::kMultiply:
+    case Opcode::kDot:
+      return zero > 0;
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+    case Opcode::kNegate:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kSelect:
+    case Opcode::kConcatenate:
+    case Opcode::kConvert:
+    case Opcode::kCopy:
+    case Opcode::kTranspose:
+    case Opcode::kBroadcast:
+    case Opcode::kSlice:
+    case Opcode::kReverse:
+    case Opcode::kDynamicSlice:
+    case Opcode::kCustomCall:
+    case Opcode::kScatter:
+    case Opcode::kGather:
+      return zero == carriers;
+    default:
+      return false;
+  }
+}
+
 /// One axis of an op whose operands are sharded or replicated along it.
 std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
                                             const ir::Computation& comp, const FactorSignature& sig,
@@ -189,8 +220,13 @@ std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
     by = i;
   }
   if (factor < 0) return AxisLayout::rep();
-  // Every operand that has the factor must be sharded along it.
+  // Every operand that has the factor must be sharded along it, except a broadcast number,
+  // which an elementwise op takes as the scalar it is (the same on every rank and position).
+  const bool takes_numbers =
+      ir::is_elementwise(instr.opcode) || instr.opcode == ir::Opcode::kCompare ||
+      instr.opcode == ir::Opcode::kSelect || instr.opcode == ir::Opcode::kClamp;
   for (size_t i = 0; i < ops.size(); ++i) {
+    if (takes_numbers && ops[i].number && ops[i].layout.is_rep()) continue;
     const auto& dims = sig.operand_factors[i];
     const auto at = std::find(dims.begin(), dims.end(), factor);
     if (at == dims.end()) continue;
@@ -202,14 +238,29 @@ std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
   }
   const Factor& f = sig.factors[static_cast<size_t>(factor)];
   const std::string who = operand_says(by, ops[by], mesh);
+  // Which operands carry the sharded factor, and whether their padding holds zeros.
+  size_t carriers = 0, zero_carriers = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto& dims = sig.operand_factors[i];
+    if (std::find(dims.begin(), dims.end(), factor) == dims.end()) continue;
+    ++carriers;
+    if (ops[i].layout.axes[axis].zero_pad) ++zero_carriers;
+  }
   switch (f.kind) {
     case Kind::kPass:
       if (f.result_dim < 0)
         return NoLift{who + ": the sharded dimension has no place in the result"};
-      return AxisLayout::shard(f.result_dim, full);
+      return AxisLayout::shard(f.result_dim, full,
+                               full >= 0 && keeps_zero_padding(instr, carriers, zero_carriers));
     case Kind::kReduce: {
-      if (full >= 0) {
-        return NoLift{who + ": " + quoted(instr) + " reduces over the padding of uneven shards"};
+      // Summing over padding is right only when the padding adds nothing: some operand of the
+      // product (or the summed operand itself) holds zeros there.
+      const bool zeros = f.op == ReduceOp::kSum && zero_carriers > 0 &&
+                         (instr.opcode == ir::Opcode::kDot || zero_carriers == carriers);
+      if (full >= 0 && !zeros) {
+        return NoLift{who + ": " + quoted(instr) +
+                      " reduces over the padding of uneven shards, which is right only if the "
+                      "padding holds zeros"};
       }
       if (instr.opcode == ir::Opcode::kReduce) {
         if (!ops[1].number || !is_identity(*ops[1].number, f.op)) {
@@ -316,7 +367,7 @@ std::variant<std::vector<Lift>, NoLift> lift_reshape(const ir::Instruction& inst
           full = p.full * inner_in / inner_out;
           v.out[o] = full;
         }
-        v.layout.axes[a] = AxisLayout::shard(static_cast<int32_t>(o), full);
+        v.layout.axes[a] = AxisLayout::shard(static_cast<int32_t>(o), full, p.zero_pad);
         next.push_back(std::move(v));
       }
     }
