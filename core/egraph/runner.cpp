@@ -175,7 +175,14 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
                              conflicts};
         const size_t changes = rules[r].apply(context, row);
         for (size_t k = before; k < conflicts.size(); ++k) {
-          report.conflicts.push_back({rules[r].name, conflicts[k]});
+          const Conflict& c = conflicts[k];
+          const bool ill_typed = options.ill_typed &&
+                                 (c.type_a == *options.ill_typed || c.type_b == *options.ill_typed);
+          if (ill_typed) {
+            ++report.ill_typed_instances;
+          } else {
+            report.conflicts.push_back({rules[r].name, c});
+          }
         }
         if (logging && changes == 0) report.matches.pop();
         it.rules[r].applied += changes;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -87,6 +88,11 @@ struct RunOptions {
   relations::Database* db = nullptr;
   Scheduling scheduling;
   const std::atomic<bool>* cancel = nullptr;  ///< checked between rules
+  /// The type the oracle gives a node it cannot type (a rule instantiated where its right-hand
+  /// side does not type-check, e.g. a transpose of a scalar). A union with such a node is
+  /// refused and counted as an ill-typed instance, not reported as an unsound rule, and
+  /// saturation goes on.
+  std::optional<TypeId> ill_typed;
 };
 
 /// What one rule did in one iteration.
@@ -134,6 +140,7 @@ struct RunReport {
   StopReason stop = StopReason::kSaturated;
   std::vector<Iteration> iterations;
   std::vector<RuleConflict> conflicts;
+  size_t ill_typed_instances = 0;  ///< see RunOptions::ill_typed
   double seconds = 0;
   /// Kept when proofs can ask for it (explanations on, or a fact database given); otherwise
   /// empty, and Reason::detail is 0.

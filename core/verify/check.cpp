@@ -160,8 +160,11 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
       trial[p] = next;
       ++attempts;
       CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), request.options);
+      // An inconclusive trial (it ran into what the checker does not model) never replaces a
+      // divergence: that would trade a finding for silence.
       if (r.verdict == Verdict::kEquivalent ||
-          progress(r, order, comp) > progress(best, order, comp)) {
+          (r.verdict == Verdict::kDivergent &&
+           progress(r, order, comp) > progress(best, order, comp))) {
         choice = trial;
         best = std::move(r);
         tried.push_back(comp[param].name + " as " +

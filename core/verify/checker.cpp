@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "egraph/runner.h"
@@ -72,6 +73,7 @@ class Checker {
   void saturate();
   void decide_goals();
   void localise_by_value();
+  void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
   std::vector<std::string> proof_of(uint32_t fact) const;
@@ -89,7 +91,13 @@ class Checker {
   std::vector<std::string> ref_unsupported_;
   PerValue<std::vector<uint32_t>> facts_of_;  ///< per distributed instruction
   std::vector<Fact> facts_;
-  std::optional<std::pair<InstrId, std::string>> first_refusal_;
+  /// The earliest node that gets no layout although its operands have some; `unsupported`
+  /// ones (what the checker does not model) kept apart from real refusals.
+  std::optional<std::pair<InstrId, std::string>> first_refusal_, first_unsupported_;
+  void refuse(InstrId id, const NoLift& why) {
+    auto& slot = why.unsupported ? first_unsupported_ : first_refusal_;
+    if (!slot) slot = {id, why.reason};
+  }
   std::vector<std::string> unsupported_;
   CheckResult result_;
   egraph::RunReport report_;
@@ -227,7 +235,7 @@ void Checker::lift_instruction(InstrId id) {
     return;
   }
 
-  std::optional<std::string> refusal;
+  std::optional<NoLift> refusal;
   bool lifted = false;
   for (size_t e = 0; e < elements; ++e) {
     ir::Instruction one = instr;
@@ -257,7 +265,7 @@ void Checker::lift_instruction(InstrId id) {
           std::string why;
           auto f = fact_of(instr, l, refs, premises, &why);
           if (!f) {
-            if (!refusal) refusal = why;
+            if (!refusal) refusal = NoLift{why, true};
             continue;
           }
           add_fact(id, e, *f);
@@ -268,7 +276,7 @@ void Checker::lift_instruction(InstrId id) {
           if (replicated_broadcast) add_broadcast_shards(id, l, refs, *f);
         }
       } else if (!refusal) {
-        refusal = std::get<NoLift>(lifted_or).reason;
+        refusal = std::get<NoLift>(lifted_or);
       }
       // Next combination.
       size_t i = 0;
@@ -279,7 +287,7 @@ void Checker::lift_instruction(InstrId id) {
       if (i == pick.size()) break;
     }
   }
-  if (!lifted && refusal && !first_refusal_) first_refusal_ = {id, *refusal};
+  if (!lifted && refusal) refuse(id, *refusal);
 }
 
 /// The fact a lift gives: the reference term built as the lift says.
@@ -338,12 +346,10 @@ void Checker::lift_replicated_tuple(InstrId id) {
     }
     if (!rep) {
       const uint32_t f = facts_of_[static_cast<size_t>(instr.operands[i])][0][0];
-      if (!first_refusal_) {
-        first_refusal_ = {id, "operand " + std::to_string(i) + " is " +
-                                  facts_[f].layout.to_string(mesh_) + " and `" +
-                                  instr.opcode_text() +
-                                  "` (returning a tuple) only propagates replicated values"};
-      }
+      refuse(id, NoLift{"operand " + std::to_string(i) + " is " +
+                            facts_[f].layout.to_string(mesh_) + " and `" + instr.opcode_text() +
+                            "` (returning a tuple) only propagates replicated values",
+                        true});
       return;
     }
     refs.push_back(facts_[*rep].ref);
@@ -479,7 +485,18 @@ void Checker::saturate() {
   run.limits.nodes = options_.node_limit;
   run.limits.seconds = options_.budget_seconds;
   run.scheduling.backoff = true;
+  run.ill_typed = TypeTable::kUntyped;
+  g_.rebuild();  // matching reads the node lists, which rebuild() refreshes
   report_ = egraph::run(g_, all, run);
+  for (const egraph::RuleConflict& c : report_.conflicts) {
+    auto show = [this](egraph::TypeId t) {
+      auto type = types_.type(t);
+      return type ? type->to_string(false)
+                  : std::string(t == TypeTable::kNumber ? "a number" : "an untyped value");
+    };
+    result_.notes.push_back("rule " + c.rule + " tried to merge " + show(c.conflict.type_a) +
+                            " with " + show(c.conflict.type_b) + " (refused)");
+  }
   result_.stats.iterations = report_.iterations.size();
   result_.stats.stop_reason = egraph::to_string(report_.stop);
 }
@@ -620,6 +637,38 @@ Divergence Checker::describe(InstrId id, std::string reason) const {
   return out;
 }
 
+/// Random values relate only under an assumption: every distributed random op whose value
+/// stands for a reference random op (the same generator on the same state) is stated.
+void Checker::state_random_assumptions() {
+  std::unordered_map<ClassId, std::string> ref_random;
+  const ir::Computation& r = ref_.entry();
+  for (size_t i = 0; i < r.size(); ++i) {
+    const ir::Instruction& instr = r[static_cast<InstrId>(i)];
+    if (instr.opcode != ir::Opcode::kRngBitGenerator && instr.opcode != ir::Opcode::kRng) continue;
+    const auto& v = ref_values_[i];
+    for (const auto& c : v) {
+      if (c) ref_random.emplace(g_.find(*c), instr.name);
+    }
+  }
+  const ir::Computation& d = dist_.entry();
+  for (size_t i = 0; i < d.size(); ++i) {
+    const ir::Instruction& instr = d[static_cast<InstrId>(i)];
+    if (instr.opcode != ir::Opcode::kRngBitGenerator && instr.opcode != ir::Opcode::kRng) continue;
+    for (const auto& element : facts_of_[i]) {
+      for (uint32_t f : element) {
+        auto it = ref_random.find(g_.find(facts_[f].ref));
+        if (it == ref_random.end()) continue;
+        result_.assumptions.push_back(
+            {instr.name, facts_[f].layout,
+             "random: assumed to draw the same values as the reference's " + it->second +
+                 " (the same generator on the same state)"});
+        goto next;
+      }
+    }
+  next:;
+  }
+}
+
 void Checker::localise_by_value() {
   // The earliest op whose operands all stand for reference values but whose own value is
   // none of the reference's: it computes something the reference never does.
@@ -678,6 +727,7 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   propagate();
   saturate();
   decide_goals();
+  state_random_assumptions();
   const bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),
                                                          [](const Goal& g) { return g.proven; });
   if (all && (!options_.strict || (result_.unmatched_ref_outputs.empty() &&
@@ -690,6 +740,11 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
     localise_by_value();
     const bool out_of_budget = report_.stop != egraph::StopReason::kSaturated;
     result_.verdict = result_.divergence ? Verdict::kDivergent : Verdict::kInconclusive;
+    if (first_unsupported_ && !result_.divergence) {
+      const ir::Instruction& at = dist_.entry()[first_unsupported_->first];
+      result_.notes.push_back("could not follow " + at.name + " (`" + at.opcode_text() +
+                              "`): " + first_unsupported_->second);
+    }
     if (result_.divergence && out_of_budget) {
       result_.notes.push_back("saturation stopped (" + result_.stats.stop_reason +
                               ") before the goals were proven; the suspect node is where the "

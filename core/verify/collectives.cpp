@@ -57,12 +57,13 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   const bool permute = op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart;
   if (op == Opcode::kAllToAll || op == Opcode::kRaggedAllToAll ||
       op == Opcode::kCollectiveBroadcast) {
-    return NoLift{name + " is not supported yet"};
+    return NoLift{name + " is not supported yet", true};
   }
   if (!reduce && !gather && !scatter && !permute) return std::nullopt;
   if (ops.size() != 1) return NoLift{name + " with several operands is checked element by element"};
   if (!instr.type.is_array())
-    return NoLift{name + " returning a " + instr.type.to_string(false) + " is not supported yet"};
+    return NoLift{name + " returning a " + instr.type.to_string(false) + " is not supported yet",
+                  true};
   const OperandView& x = ops[0];
 
   if (permute) {
@@ -76,8 +77,8 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
       }
     }
     if (!x.layout.is_rep()) {
-      return NoLift{says(x, mesh) + ": " + name +
-                    " moves shards between ranks (not supported yet)"};
+      return NoLift{says(x, mesh) + ": " + name + " moves shards between ranks (not supported yet)",
+                    true};
     }
     if (std::find(receives.begin(), receives.end(), false) != receives.end()) {
       return NoLift{name + " leaves some ranks without a value (they receive zeros)"};
@@ -130,8 +131,9 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   const int32_t d = dims.size() == 1 ? static_cast<int32_t>(dims[0]) : -1;
   if (d < 0) return NoLift{name + " without one dimension"};
   if (axes->size() != 1) {
-    return NoLift{name + " over " + std::to_string(axes->size()) +
-                  " mesh axes at once is not supported yet"};
+    return NoLift{
+        name + " over " + std::to_string(axes->size()) + " mesh axes at once is not supported yet",
+        true};
   }
   const size_t a = axes->front();
   const AxisLayout& p = x.layout.axes[a];

@@ -413,8 +413,9 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
     return NoLift{quoted(instr) + " returns a " + instr.type.to_string(false)};
   if (instr.opcode == ir::Opcode::kPartitionId || instr.opcode == ir::Opcode::kReplicaId) {
     return NoLift{quoted(instr) +
-                  " differs on every rank; only its use as a dynamic-slice offset "
-                  "is understood (not supported yet)"};
+                      " differs on every rank; only its use as a dynamic-slice offset "
+                      "is understood (not supported yet)",
+                  true};
   }
   if (instr.opcode == ir::Opcode::kReshape || instr.opcode == ir::Opcode::kBitcast) {
     return lift_reshape(instr, comp[instr.operands[0]].type.dims(), ops, mesh);
@@ -428,7 +429,8 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
       for (size_t i = 0; i < ops.size(); ++i) {
         if (!ops[i].layout.is_rep()) {
           return NoLift{operand_says(i, ops[i], mesh) + " and " + quoted(instr) + " (" + why +
-                        ") only propagates replicated values"};
+                            ") only propagates replicated values",
+                        true};
         }
       }
     }

@@ -40,6 +40,9 @@ struct Lift {
 /// Why an instruction gets no layout: a sentence a person can act on.
 struct NoLift {
   std::string reason;
+  /// The checker does not model this (yet): the program may well be right; the check is then
+  /// inconclusive rather than divergent.
+  bool unsupported = false;
 };
 
 /// Lifts an array-valued instruction `instr` of `comp` (in the distributed module) given one

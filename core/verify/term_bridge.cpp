@@ -127,6 +127,11 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     numbers_.emplace(c, *v);
     return done(c);
   }
+  // Elementwise ops (and select, clamp) are written without attributes: their type follows
+  // from the operands (rules/README.md, "Tensor rules").
+  if (ir::is_elementwise(op) || op == Opcode::kSelect || op == Opcode::kClamp) {
+    if (op != Opcode::kCopy) return done(add(name, {}, kids, tid));
+  }
   switch (op) {
     case Opcode::kParameter:
       return done(add("parameter",
@@ -136,7 +141,16 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       return done(add("literal", {{"value", instr.literal}, {"type", instr.type.to_string(false)}},
                       {}, tid));
     case Opcode::kRng:
-    case Opcode::kRngBitGenerator:
+    case Opcode::kRngBitGenerator: {
+      // Random values are opaque; the same generator on the same state in both programs is one
+      // node, which the checker relates only under an assumption it states.
+      Attrs a{{"random", type.to_string(false)}};
+      for (const ir::Attribute& attr : instr.attrs) {
+        if (!value_neutral(attr.key))
+          a.emplace_back(attr.key, ir::attr_value_to_string(attr.value));
+      }
+      return done(add(name, std::move(a), kids, tid));
+    }
     case Opcode::kRngGetAndUpdateState:
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:

@@ -33,7 +33,15 @@ egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGrap
     args.push_back(type(t));
     all_numbers = all_numbers && t == kNumber;
   }
-  auto typed = rules::check::type_application(vocab.name(node.op), args, vocab.attrs(node.payload));
+  // Moving the elements of a number around leaves the number (a broadcast scalar is the same
+  // in every position), which is how a rule that transposes both operands of a product treats
+  // a scalar operand.
+  const std::string& op = vocab.name(node.op);
+  if (all_numbers && node.children.size() == 1 &&
+      (op == "transpose" || op == "reshape" || op == "reverse" || op == "slice")) {
+    return kNumber;
+  }
+  auto typed = rules::check::type_application(op, args, vocab.attrs(node.payload));
   if (const auto* t = std::get_if<ir::Type>(&typed)) {
     // An elementwise op on numbers only is a number itself.
     if (all_numbers && !node.children.empty() && t->rank() == 0 &&

@@ -192,3 +192,37 @@ TEST_CASE("rule compiler: errors point at the rule text", "[rules][runner]") {
   REQUIRE_FALSE(mixed);
   CHECK_THAT(mixed.error().message, Catch::Contains("operand variable"));
 }
+
+TEST_CASE("runner: an ill-typed instance of a rule is skipped, not reported as unsound",
+          "[egraph][runner]") {
+  // `wrap` builds a node the oracle cannot type (id 7): with ill_typed = 7 the union is refused
+  // and counted, and saturation goes on to apply the other rule.
+  egraph::Vocabulary vocab;
+  egraph::EGraph g;
+  auto file = rules::parse_rules(
+      "rewrite wrap: (f ?a) => (bad ?a)\nrewrite swap: (g ?a ?b) => (g ?b ?a)", "t.rules");
+  REQUIRE(file);
+  const egraph::Symbol bad = vocab.symbol("bad");
+  auto oracle = [bad](const egraph::ENode& n) { return egraph::TypeId{n.op == bad ? 7u : 0u}; };
+  auto compiled = rules::compile_rules(*file, vocab, oracle);
+  REQUIRE(compiled);
+  for (const char* text : {"(f x)", "(g x y)"}) {
+    auto t = rules::parse_term(text, "<t>");
+    REQUIRE(t);
+    REQUIRE(rules::add_term(g, vocab, *t, oracle));
+  }
+  egraph::RunOptions options;
+  options.ill_typed = 7;
+  const auto report = egraph::run(g, compiled->rules, options);
+  CHECK(report.stop == egraph::StopReason::kSaturated);
+  CHECK(report.conflicts.empty());
+  CHECK(report.ill_typed_instances >= 1);
+
+  // Without it, the same union is an unsound rule.
+  egraph::EGraph g2;
+  for (const char* text : {"(f x)"}) {
+    auto t = rules::parse_term(text, "<t>");
+    REQUIRE(rules::add_term(g2, vocab, *t, oracle));
+  }
+  CHECK(egraph::run(g2, compiled->rules, {}).stop == egraph::StopReason::kConflict);
+}

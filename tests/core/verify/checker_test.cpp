@@ -164,3 +164,98 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
   CHECK(found == total);                 // every injected bug is found
   CHECK(near_hits * 100 >= total * 90);  // and nearly always within one def-use hop
 }
+
+namespace {
+
+ir::Module parse(const char* text) {
+  auto m = hlo::read_module(text, "inline.hlo");
+  REQUIRE(m);
+  return std::move(*m);
+}
+
+constexpr const char* kRefactorRef = R"hlo(HloModule r
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] parameter(1)
+  s = f32[2,3] add(a, b)
+  t = f32[3,2] transpose(s), dimensions={1,0}
+  c = f32[] constant(2)
+  cb = f32[3,2] broadcast(c), dimensions={}
+  ROOT m = f32[3,2] multiply(t, cb)
+}
+)hlo";
+
+}  // namespace
+
+TEST_CASE("mesh of one device: a refactoring is proved by the rewrite rules alone", "[verify]") {
+  // The transposes moved before the sum, the operands of both ops swapped.
+  const ir::Module ref = parse(kRefactorRef);
+  const ir::Module dist = parse(R"hlo(HloModule d
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] parameter(1)
+  ta = f32[3,2] transpose(a), dimensions={1,0}
+  tb = f32[3,2] transpose(b), dimensions={1,0}
+  c = f32[] constant(2)
+  cb = f32[3,2] broadcast(c), dimensions={}
+  s = f32[3,2] add(tb, ta)
+  ROOT m = f32[3,2] multiply(cb, s)
+}
+)hlo");
+  const auto r = check(ref, dist);
+  CHECK(r.mesh.rank() == 0);
+  CHECK(r.verdict == Verdict::kEquivalent);
+  CHECK(all_proven(r));
+
+  // The same with a changed constant is not.
+  const ir::Module bug = parse(R"hlo(HloModule d
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] parameter(1)
+  ta = f32[3,2] transpose(a), dimensions={1,0}
+  tb = f32[3,2] transpose(b), dimensions={1,0}
+  c = f32[] constant(3)
+  cb = f32[3,2] broadcast(c), dimensions={}
+  s = f32[3,2] add(tb, ta)
+  ROOT m = f32[3,2] multiply(cb, s)
+}
+)hlo");
+  const auto b = check(ref, bug);
+  CHECK(b.verdict == Verdict::kDivergent);
+}
+
+TEST_CASE("random ops relate only under a stated assumption", "[verify]") {
+  const ir::Module bert = read("bert_pretrain_fwdbwd_tp1.hlo");
+  verify::CheckRequest request;
+  request.mesh = verify::Mesh();
+  auto r = verify::check(bert, bert, request);
+  REQUIRE(r);
+  CHECK(r->verdict == Verdict::kEquivalent);
+  size_t random = 0;
+  for (const auto& a : r->assumptions) random += a.why.starts_with("random:") ? 1 : 0;
+  CHECK(random >= 1);
+}
+
+TEST_CASE("what the checker does not model makes the check inconclusive, not divergent",
+          "[verify]") {
+  const ir::Module ref = parse(R"hlo(HloModule r
+ENTRY e {
+  a = f32[4,4] parameter(0)
+  ROOT n = f32[4,4] negate(a)
+}
+)hlo");
+  // An all-to-all of a sharded value: real, but not modelled yet.
+  const ir::Module dist = parse(R"hlo(HloModule d, num_partitions=2
+ENTRY e {
+  a = f32[2,4] parameter(0)
+  t = f32[2,4] all-to-all(a), replica_groups={{0,1}}, dimensions={1}
+  ROOT n = f32[2,4] negate(t)
+}
+)hlo");
+  const auto r = check(ref, dist);
+  CHECK(r.verdict == Verdict::kInconclusive);
+  CHECK(!r.divergence);
+  bool said = false;
+  for (const auto& n : r.notes) said = said || n.find("could not follow t") != std::string::npos;
+  CHECK(said);
+}
