@@ -69,6 +69,29 @@ void add_zero_padding_contracts(BijectionCandidates& candidates, const ir::Modul
   }
 }
 
+/// A given mesh must hold every device the program's collectives name.
+std::optional<Diagnostic> mesh_misfit(const ir::Module& dist, const Mesh& mesh,
+                                      const std::string& file) {
+  for (const ir::Computation& comp : dist.computations) {
+    for (const ir::Instruction& instr : comp.instructions) {
+      const ir::ReplicaGroups* groups = instr.replica_groups();
+      if (!groups) continue;
+      for (const auto& group : groups->groups) {
+        for (int64_t d : group) {
+          if (d >= 0 && d < mesh.device_count()) continue;
+          return Diagnostic{file, instr.pos,
+                            instr.name + "'s replica groups name device " + std::to_string(d) +
+                                ", but the mesh " + mesh.to_string() + " has " +
+                                std::to_string(mesh.device_count()) + " device" +
+                                (mesh.device_count() == 1 ? "" : "s"),
+                            ""};
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
   ParamBinding b;
   b.dist = p.dist;
@@ -102,6 +125,7 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
     mesh = inferred->mesh;
     mesh_why = inferred->why;
   }
+  if (auto error = mesh_misfit(dist, mesh, request.dist_file)) return *error;
   if (request.spec) {
     if (auto error = check_spec(*request.spec, ref, dist, mesh)) return *error;
   }

@@ -106,6 +106,11 @@ TEST_CASE("check: bad input and usage exit 2 with a message", "[app][check]") {
   CHECK_THAT(r.err, Catch::Contains("bad.hlo:3:"));
   CHECK(run_cli("check " + ref).exit_code == 2);
   CHECK(run_cli("check --mesh tp=zero " + ref + " " + ref).exit_code == 2);
+  const std::string tp2 = scalify::test::corpus_dir() + "/neuron_torchxla/gpt2_decode_tp2.hlo";
+  const auto small = run_cli("check --mesh tp=1 " + ref + " " + tp2);
+  CHECK(small.exit_code == 2);
+  CHECK_THAT(small.err, Catch::Contains("gpt2_decode_tp2.hlo:") &&
+                            Catch::Contains("name device 1, but the mesh tp=1 has 1 device"));
   const std::string spec =
       dir.write("spec.json", "{\"mesh\": {\"tp\": 2},\n \"parameters\": [{\"dist\": \"nope\"}]}\n");
   const auto s = run_cli("check --spec " + spec + " " +
