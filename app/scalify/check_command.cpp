@@ -125,6 +125,7 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
           << "  --spec SPEC.json    mesh, parameter and output layouts that override inference\n"
           << "  --mesh tp=8         the mesh (else the spec's, else inferred)\n"
           << "  --strict            unmatched parameters or outputs fail the check\n"
+          << "  --explain           list the rewrites behind every proven goal (slower)\n"
           << "  --budget-seconds S  stop saturating after S seconds (default 30)\n"
           << "  -j N                threads (accepted; one part is checked on one thread)\n"
           << "\nexit codes: 0 equivalent, 1 divergent, 2 bad input or usage, 3 inconclusive\n";
@@ -133,6 +134,8 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
       as_json = true;
     } else if (arg == "--strict") {
       request.options.strict = true;
+    } else if (arg == "--explain") {
+      request.options.explain = true;
     } else if (arg == "--spec") {
       auto v = value(arg);
       if (!v) return usage_error(err, "--spec needs a file");

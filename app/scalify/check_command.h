@@ -10,8 +10,8 @@
 namespace scalify::cli {
 
 inline constexpr std::string_view kCheckUsage =
-    "check REF DIST [--json] [--spec SPEC.json] [--mesh tp=8] [--strict] [--budget-seconds S] [-j "
-    "N]";
+    "check REF DIST [--json] [--spec SPEC.json] [--mesh tp=8] [--strict] [--explain] "
+    "[--budget-seconds S] [-j N]";
 inline constexpr std::string_view kCheckHelp =
     "prove DIST computes REF, or show the first divergent node";
 

@@ -35,6 +35,8 @@ const char* to_string(StopReason r) {
       return "unsound union (type or constant conflict)";
     case StopReason::kCancelled:
       return "cancelled";
+    case StopReason::kGoal:
+      return "goals proven";
   }
   return "?";
 }
@@ -104,6 +106,10 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   };
 
   for (size_t iter = 0;; ++iter) {
+    if (options.goal && options.goal(g)) {
+      report.stop = StopReason::kGoal;
+      break;
+    }
     if (iter >= limits.iterations) {
       report.stop = StopReason::kIterationLimit;
       break;

@@ -62,6 +62,7 @@ enum class StopReason {
   kMemoryLimit,
   kConflict,  ///< a rule tried to merge values of different types or constants: unsound
   kCancelled,
+  kGoal,  ///< the caller's goal held (RunOptions::goal), checked before every iteration
 };
 const char* to_string(StopReason r);
 
@@ -93,6 +94,9 @@ struct RunOptions {
   /// refused and counted as an ill-typed instance, not reported as an unsound rule, and
   /// saturation goes on.
   std::optional<TypeId> ill_typed;
+  /// Stops the run (StopReason::kGoal) as soon as it returns true on the clean e-graph,
+  /// checked before every iteration: a checker that needs certain equalities, not saturation.
+  std::function<bool(const EGraph&)> goal;
 };
 
 /// What one rule did in one iteration.

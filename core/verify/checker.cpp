@@ -5,8 +5,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "egraph/explain.h"
 #include "egraph/runner.h"
 #include "rules/bundled_rules.h"
+#include "rules/proof.h"
 #include "rules/rule_compiler.h"
 #include "rules/rule_parser.h"
 #include "verify/propagation.h"
@@ -53,7 +55,12 @@ class Checker {
  public:
   Checker(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
           const CheckOptions& options)
-      : ref_(ref), dist_(dist), mesh_(mesh), options_(options), bridge_(g_, vocab_, types_) {}
+      : ref_(ref),
+        dist_(dist),
+        mesh_(mesh),
+        options_(options),
+        g_(options.explain),
+        bridge_(g_, vocab_, types_) {}
 
   CheckResult run(const std::vector<ParamBinding>& bindings);
 
@@ -72,17 +79,22 @@ class Checker {
   bool add_fact(InstrId id, size_t element, Fact fact);
   void saturate();
   void decide_goals();
+  bool all_goals_hold(const egraph::EGraph& g) const;
+  bool some_output_unlifted() const;
   void localise_by_value();
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
   std::vector<std::string> proof_of(uint32_t fact) const;
+  std::string rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const;
 
   const ir::Module& ref_;
   const ir::Module& dist_;
   const Mesh& mesh_;
   const CheckOptions& options_;
+  /// With explanations: a proven goal's reference side is explained rule by rule.
   egraph::EGraph g_;
+  std::vector<rules::RuleOrigin> origins_;  ///< of the compiled rules, for proof steps
   egraph::Vocabulary vocab_;
   TypeTable types_;
   TermBridge bridge_;
@@ -479,6 +491,7 @@ void Checker::saturate() {
       continue;
     }
     for (egraph::Rule& r : compiled->rules) all.push_back(std::move(r));
+    for (rules::RuleOrigin& o : compiled->origins) origins_.push_back(std::move(o));
   }
   egraph::RunOptions run;
   run.limits.iterations = options_.iteration_limit;
@@ -486,6 +499,8 @@ void Checker::saturate() {
   run.limits.seconds = options_.budget_seconds;
   run.scheduling.backoff = true;
   run.ill_typed = TypeTable::kUntyped;
+  // Stop as soon as every goal holds: saturating further proves nothing the check needs.
+  run.goal = [this](const egraph::EGraph& g) { return all_goals_hold(g); };
   g_.rebuild();  // matching reads the node lists, which rebuild() refreshes
   report_ = egraph::run(g_, all, run);
   for (const egraph::RuleConflict& c : report_.conflicts) {
@@ -530,6 +545,57 @@ std::vector<std::string> Checker::proof_of(uint32_t fact) const {
   return lines;
 }
 
+/// The last line of a goal's proof: how the reference term the distributed output stands for
+/// equals the reference output, as the rewrites of the e-graph's explanation (names and
+/// positions; `hash-consing` when it is the very node).
+std::string Checker::rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const {
+  const std::string head = "the reference term equals " + name;
+  if (lifted == ref) return head + " (the same node: hash-consing)";
+  if (!g_.explanations()) {
+    return head + " (the same e-class after saturation; --explain lists the rewrites)";
+  }
+  auto why = egraph::explain(g_, lifted, ref);
+  if (!why) return head + " (same e-class; no explanation: " + why.error().message + ")";
+  std::string line = head + " by " + std::to_string(why->steps.size()) + " rewrite" +
+                     (why->steps.size() == 1 ? "" : "s");
+  size_t shown = 0;
+  for (const egraph::ProofStep& step : why->steps) {
+    if (shown++ == 12) {
+      line += ", …";
+      break;
+    }
+    line += (shown == 1 ? ": " : ", ") + rules::step_name(step, origins_) + " at [";
+    for (size_t k = 0; k < step.position.size(); ++k) {
+      line += (k ? " " : "") + std::to_string(step.position[k]);
+    }
+    line += "]";
+  }
+  return line;
+}
+
+/// Whether every reference output has a distributed fact in its e-class (what decide_goals
+/// will find proven).
+bool Checker::all_goals_hold(const egraph::EGraph& g) const {
+  const ir::Computation& r = ref_.entry();
+  const ir::Computation& d = dist_.entry();
+  const auto& ref_out = ref_values_[static_cast<size_t>(r.root)];
+  const auto& dist_out = facts_of_[static_cast<size_t>(d.root)];
+  if (ref_out.empty() || ref_out.size() > dist_out.size()) return false;
+  for (size_t i = 0; i < ref_out.size(); ++i) {
+    if (!ref_out[i]) return false;
+    bool held = false;
+    for (uint32_t f : dist_out[i]) held = held || g.find(facts_[f].ref) == g.find(*ref_out[i]);
+    if (!held) return false;
+  }
+  return true;
+}
+
+bool Checker::some_output_unlifted() const {
+  const auto& dist_out = facts_of_[static_cast<size_t>(dist_.entry().root)];
+  return std::any_of(dist_out.begin(), dist_out.end(),
+                     [](const std::vector<uint32_t>& element) { return element.empty(); });
+}
+
 void Checker::decide_goals() {
   const ir::Computation& r = ref_.entry();
   const ir::Computation& d = dist_.entry();
@@ -556,8 +622,7 @@ void Checker::decide_goals() {
           goal.proven = true;
           goal.layout = facts_[f].layout;
           goal.proof = proof_of(f);
-          goal.proof.push_back("e-class " + std::to_string(g_.find(*ref_out[i])) + " holds " +
-                               goal.ref + " (saturation: " + result_.stats.stop_reason + ")");
+          goal.proof.push_back(rewrites_between(facts_[f].ref, *ref_out[i], goal.ref));
           break;
         }
       }
@@ -725,7 +790,9 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
       result_.unmatched_dist_parameters.push_back(dist_.entry()[b.dist].name);
   }
   propagate();
-  saturate();
+  // A refused node that leaves an output without any layout decides the verdict: rewriting
+  // cannot give that output a layout, so saturation would only cost time.
+  if (!(first_refusal_ && some_output_unlifted())) saturate();
   decide_goals();
   state_random_assumptions();
   const bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),

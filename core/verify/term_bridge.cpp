@@ -164,6 +164,8 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       }
       break;
     case Opcode::kConvert:
+      // A conversion to the operand's own type is the operand (rule convert-identity).
+      if (g_.type_of(kids[0]) == tid) return done(kids[0]);
       return done(add(name, {{"type", std::string(ir::dtype_name(type.dtype()))}}, kids, tid));
     case Opcode::kCopy:
       return done(kids[0]);  // a copy is its operand (layouts are not values)
@@ -222,6 +224,12 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     case Opcode::kCustomCall: {
       const auto* target = instr.get<std::string>("custom_call_target");
       if (!target) break;
+      // The identity custom calls are their operand (rules neuron-transfer-identity and
+      // sharding-identity), so that both programs' terms meet without a rewrite.
+      if ((*target == "AwsNeuronTransferWithStaticRing" || *target == "Sharding") &&
+          kids.size() == 1 && g_.type_of(kids[0]) == tid) {
+        return done(kids[0]);
+      }
       Attrs a{{"custom_call_target", *target}};
       const auto* config = instr.get<std::string>("backend_config");
       if (config && !config->empty() && *target != "AwsNeuronTransferWithStaticRing") {
