@@ -663,13 +663,13 @@ std::optional<InstrId> Checker::closest_ref(InstrId id) const {
       const auto& v = ref_values_[static_cast<size_t>(o)];
       if (v.size() == 1 && v[0] && operand_classes.count(g_.find(*v[0]))) score += 3;
     }
-    if (ri.opcode != di.opcode) score = std::min(score, 3);
     if (score > best_score) {
       best_score = score;
       best = static_cast<InstrId>(i);
     }
   }
-  if (best_score < 4) return std::nullopt;
+  // At least the same op, or the same op_name and line, or an operand in common.
+  if (best_score < 3) return std::nullopt;
   return best;
 }
 

@@ -249,3 +249,26 @@ ENTRY e {
   for (const auto& n : r.notes) said = said || n.find("could not follow t") != std::string::npos;
   CHECK(said);
 }
+
+TEST_CASE("a divergence carries the node's op_name and source line from the metadata", "[verify]") {
+  const ir::Module ref = read("linear3_fwd_single.hlo");
+  const ir::Module dist = read("linear3_fwd_spmd_megatron.hlo");
+  const auto sites = test::mutation_sites(dist, test::MutationKind::kShiftSlice);
+  REQUIRE(!sites.empty());
+  auto mutant = test::apply_mutation(dist, sites.front());
+  REQUIRE(mutant);
+  const auto r = check(ref, mutant->module);
+  REQUIRE(r.verdict == Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  const ir::Computation& entry = mutant->module.entry();
+  const auto node = entry.find(r.divergence->dist_node);
+  REQUIRE(node);
+  const ir::Metadata& md = entry[*node].metadata;
+  REQUIRE(md.has_source_site());  // the slice's metadata, as torch-xla wrote it
+  REQUIRE(r.divergence->source);
+  CHECK(r.divergence->source->file == md.source_file);
+  CHECK(r.divergence->source->line == md.source_line);
+  CHECK(r.divergence->op_name == md.op_name);
+  CHECK(r.divergence->dist_line > 0);
+  CHECK(!r.divergence->ref_node.empty());
+}
