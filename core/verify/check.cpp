@@ -166,36 +166,78 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
   // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
   // keeping a change only when the check gets further.
   size_t attempts = 1;
+  // The next usable candidate of parameter index p after `from`, or nullopt.
+  auto next_of = [&](size_t p, size_t from) -> std::optional<size_t> {
+    size_t next = from + 1;
+    while (next < candidates.parameters[p].candidates.size() && !usable(p, next)) ++next;
+    if (next >= candidates.parameters[p].candidates.size()) return std::nullopt;
+    return next;
+  };
+  // Runs `trial`; it is better than the best so far when it proves, or gets further while
+  // still finding a divergence. An inconclusive trial (it ran into what the checker does not
+  // model) never replaces a divergence: that would trade a finding for silence.
+  struct Trial {
+    std::vector<size_t> choice;
+    std::vector<size_t> changed;
+    CheckResult result;
+  };
+  auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
+    ++attempts;
+    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), request.options);
+    return Trial{std::move(trial), std::move(changed), std::move(r)};
+  };
+  auto better = [&](const CheckResult& r, const CheckResult& than) {
+    if (than.verdict == Verdict::kEquivalent) return false;
+    return r.verdict == Verdict::kEquivalent ||
+           (r.verdict == Verdict::kDivergent &&
+            progress(r, order, comp) > progress(than, order, comp));
+  };
+  auto adopt = [&](Trial& t) {
+    for (size_t p : t.changed) {
+      tried.push_back(comp[candidates.parameters[p].dist].name + " as " +
+                      candidates.parameters[p].candidates[t.choice[p]].layout.to_string(mesh));
+    }
+    choice = std::move(t.choice);
+    best = std::move(t.result);
+  };
   bool improved = true;
   while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
          attempts < request.max_attempts) {
     improved = false;
     auto node = comp.find(best.divergence->dist_node);
     if (!node) break;
+    // The parameters the divergent node depends on, nearest first, that have another candidate.
+    std::vector<size_t> movable;
     for (ir::InstrId param : parameters_upstream(comp, *node)) {
-      if (attempts >= request.max_attempts) break;
       size_t p = 0;
       while (p < candidates.parameters.size() && candidates.parameters[p].dist != param) ++p;
-      if (p == candidates.parameters.size()) continue;
-      size_t next = choice[p] + 1;
-      while (next < candidates.parameters[p].candidates.size() && !usable(p, next)) ++next;
-      if (next >= candidates.parameters[p].candidates.size()) continue;
+      if (p < candidates.parameters.size() && next_of(p, choice[p])) movable.push_back(p);
+    }
+    // Every single change, keeping the one that gets furthest (a proof ends the search); then,
+    // if none helps, two of the nearest together (two operands whose shards only line up when
+    // both move to another axis of the same size).
+    std::optional<Trial> pick;
+    for (size_t i = 0; i < movable.size() && attempts < request.max_attempts; ++i) {
       std::vector<size_t> trial = choice;
-      trial[p] = next;
-      ++attempts;
-      CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), request.options);
-      // An inconclusive trial (it ran into what the checker does not model) never replaces a
-      // divergence: that would trade a finding for silence.
-      if (r.verdict == Verdict::kEquivalent ||
-          (r.verdict == Verdict::kDivergent &&
-           progress(r, order, comp) > progress(best, order, comp))) {
-        choice = trial;
-        best = std::move(r);
-        tried.push_back(comp[param].name + " as " +
-                        candidates.parameters[p].candidates[next].layout.to_string(mesh));
-        improved = true;
-        break;
+      trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
+      Trial t = run_trial(std::move(trial), {movable[i]});
+      if (better(t.result, pick ? pick->result : best)) pick = std::move(t);
+      if (pick && pick->result.verdict == Verdict::kEquivalent) break;
+    }
+    constexpr size_t kNearest = 4;
+    for (size_t i = 0; !pick && i < movable.size() && i < kNearest; ++i) {
+      for (size_t j = i + 1; !pick && j < movable.size() && j < kNearest; ++j) {
+        if (attempts >= request.max_attempts) break;
+        std::vector<size_t> trial = choice;
+        trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
+        trial[movable[j]] = *next_of(movable[j], choice[movable[j]]);
+        Trial t = run_trial(std::move(trial), {movable[i], movable[j]});
+        if (better(t.result, best)) pick = std::move(t);
       }
+    }
+    if (pick) {
+      adopt(*pick);
+      improved = true;
     }
   }
   CheckResult out = std::move(best);
