@@ -160,7 +160,14 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
   const ir::Computation& comp = dist.entry();
   const std::vector<ir::InstrId> order =
       comp.topological_order().value_or(std::vector<ir::InstrId>{});
-  CheckResult best = check_under(ref, dist, mesh, bindings_for(choice), request.options);
+  std::vector<OutputBinding> output_bindings;
+  if (request.spec) {
+    for (const SpecOutput& o : request.spec->outputs) {
+      output_bindings.push_back({o.ref_index, o.dist_index, o.layout});
+    }
+  }
+  CheckResult best =
+      check_under(ref, dist, mesh, bindings_for(choice), request.options, output_bindings);
   std::vector<std::string> tried;
   // A divergence may only mean that a parameter's layout is another of its candidates (a
   // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
@@ -183,7 +190,8 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
   };
   auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
     ++attempts;
-    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), request.options);
+    CheckResult r =
+        check_under(ref, dist, mesh, bindings_for(trial), request.options, output_bindings);
     return Trial{std::move(trial), std::move(changed), std::move(r)};
   };
   auto better = [&](const CheckResult& r, const CheckResult& than) {

@@ -54,11 +54,12 @@ size_t element_count(const ir::Type& t) { return t.is_tuple() ? t.elements().siz
 class Checker {
  public:
   Checker(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
-          const CheckOptions& options)
+          const CheckOptions& options, const std::vector<OutputBinding>& outputs)
       : ref_(ref),
         dist_(dist),
         mesh_(mesh),
         options_(options),
+        outputs_(outputs),
         g_(options.explain),
         bridge_(g_, vocab_, types_) {}
 
@@ -92,6 +93,10 @@ class Checker {
   const ir::Module& dist_;
   const Mesh& mesh_;
   const CheckOptions& options_;
+  const std::vector<OutputBinding>& outputs_;
+  /// Goal i: the distributed output element and the layout it must have (if the spec says).
+  std::optional<size_t> dist_element(size_t ref_index) const;
+  const std::optional<Layout>* required_layout(size_t ref_index) const;
   /// With explanations: a proven goal's reference side is explained rule by rule.
   egraph::EGraph g_;
   std::vector<rules::RuleOrigin> origins_;  ///< of the compiled rules, for proof steps
@@ -106,6 +111,8 @@ class Checker {
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.
   std::optional<std::pair<InstrId, std::string>> first_refusal_, first_unsupported_;
+  /// An output with the right value in another layout than the spec requires.
+  std::optional<std::pair<InstrId, std::string>> layout_misfit_;
   void refuse(InstrId id, const NoLift& why) {
     auto& slot = why.unsupported ? first_unsupported_ : first_refusal_;
     if (!slot) slot = {id, why.reason};
@@ -580,14 +587,37 @@ bool Checker::all_goals_hold(const egraph::EGraph& g) const {
   const ir::Computation& d = dist_.entry();
   const auto& ref_out = ref_values_[static_cast<size_t>(r.root)];
   const auto& dist_out = facts_of_[static_cast<size_t>(d.root)];
-  if (ref_out.empty() || ref_out.size() > dist_out.size()) return false;
+  if (ref_out.empty()) return false;
   for (size_t i = 0; i < ref_out.size(); ++i) {
-    if (!ref_out[i]) return false;
+    const auto e = dist_element(i);
+    if (!e) continue;  // no counterpart: not a goal
+    if (!ref_out[i] || *e >= dist_out.size()) return false;
+    const std::optional<Layout>* want = required_layout(i);
     bool held = false;
-    for (uint32_t f : dist_out[i]) held = held || g.find(facts_[f].ref) == g.find(*ref_out[i]);
+    for (uint32_t f : dist_out[*e]) {
+      held = held || (g.find(facts_[f].ref) == g.find(*ref_out[i]) &&
+                      (!want || !*want || facts_[f].layout == **want));
+    }
     if (!held) return false;
   }
   return true;
+}
+
+std::optional<size_t> Checker::dist_element(size_t ref_index) const {
+  for (const OutputBinding& o : outputs_) {
+    if (o.ref_index == static_cast<int64_t>(ref_index)) {
+      if (!o.dist_index) return std::nullopt;
+      return static_cast<size_t>(*o.dist_index);
+    }
+  }
+  return ref_index;
+}
+
+const std::optional<Layout>* Checker::required_layout(size_t ref_index) const {
+  for (const OutputBinding& o : outputs_) {
+    if (o.ref_index == static_cast<int64_t>(ref_index)) return &o.layout;
+  }
+  return nullptr;
 }
 
 bool Checker::some_output_unlifted() const {
@@ -603,38 +633,63 @@ void Checker::decide_goals() {
   const auto& dist_out = facts_of_[static_cast<size_t>(d.root)];
   const ir::Instruction& rroot = r[r.root];
   const ir::Instruction& droot = d[d.root];
+  std::vector<bool> used(dist_out.size(), false);
   for (size_t i = 0; i < ref_out.size(); ++i) {
     Goal goal;
     goal.index = static_cast<int64_t>(i);
     goal.ref = rroot.name + (rroot.type.is_tuple() ? "#" + std::to_string(i) : "");
-    if (i >= dist_out.size()) {
+    const auto e = dist_element(i);
+    if (!e || *e >= dist_out.size()) {
       result_.unmatched_ref_outputs.push_back(goal.ref);
       continue;
     }
-    goal.dist = droot.name + (droot.type.is_tuple() ? "#" + std::to_string(i) : "");
+    used[*e] = true;
+    goal.dist = droot.name + (droot.type.is_tuple() ? "#" + std::to_string(*e) : "");
+    const std::optional<Layout>* want = required_layout(i);
     if (!ref_out[i]) {
       goal.why_not = "the reference output uses an operation the checker does not support";
-    } else if (dist_out[i].empty()) {
+    } else if (dist_out[*e].empty()) {
       goal.why_not = "the distributed output has no layout";
     } else {
-      for (uint32_t f : dist_out[i]) {
-        if (g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
-          goal.proven = true;
-          goal.layout = facts_[f].layout;
-          goal.proof = proof_of(f);
-          goal.proof.push_back(rewrites_between(facts_[f].ref, *ref_out[i], goal.ref));
-          break;
+      for (uint32_t f : dist_out[*e]) {
+        if (g_.find(facts_[f].ref) != g_.find(*ref_out[i])) continue;
+        if (want && *want && facts_[f].layout != **want) continue;
+        goal.proven = true;
+        goal.layout = facts_[f].layout;
+        goal.proof = proof_of(f);
+        goal.proof.push_back(rewrites_between(facts_[f].ref, *ref_out[i], goal.ref));
+        if (goal.layout->has_partial()) {
+          result_.notes.push_back("output " + goal.dist + " is returned as " +
+                                  goal.layout->to_string(mesh_) +
+                                  ": each rank holds a part, to be combined by the caller");
         }
+        break;
       }
       if (!goal.proven) {
-        goal.why_not = "the distributed output is " +
-                       facts_[dist_out[i][0]].layout.to_string(mesh_) +
-                       " of a value the rules could not prove equal to the reference output";
+        // The right value in another layout than the spec requires is a divergence of its own.
+        for (uint32_t f : dist_out[*e]) {
+          if (!layout_misfit_ && want && *want && g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
+            const InstrId at = droot.opcode == ir::Opcode::kTuple && *e < droot.operands.size()
+                                   ? droot.operands[*e]
+                                   : d.root;
+            layout_misfit_ = {at, "the output is " + facts_[f].layout.to_string(mesh_) +
+                                      " of the reference output, but the spec requires " +
+                                      (*want)->to_string(mesh_)};
+          }
+        }
+        goal.why_not = want && *want
+                           ? "no layout fact of the distributed output is " +
+                                 (*want)->to_string(mesh_) + " of the reference output"
+                           : "the distributed output is " +
+                                 facts_[dist_out[*e][0]].layout.to_string(mesh_) +
+                                 " of a value the rules could not prove equal to the reference "
+                                 "output";
       }
     }
     result_.goals.push_back(std::move(goal));
   }
-  for (size_t i = ref_out.size(); i < dist_out.size(); ++i) {
+  for (size_t i = 0; i < dist_out.size(); ++i) {
+    if (used[i]) continue;
     result_.notes.push_back("distributed output " + droot.name + "#" + std::to_string(i) +
                             " has no reference counterpart");
   }
@@ -803,6 +858,9 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   } else if (first_refusal_) {
     result_.verdict = Verdict::kDivergent;
     result_.divergence = describe(first_refusal_->first, first_refusal_->second);
+  } else if (layout_misfit_) {
+    result_.verdict = Verdict::kDivergent;
+    result_.divergence = describe(layout_misfit_->first, layout_misfit_->second);
   } else {
     localise_by_value();
     const bool out_of_budget = report_.stop != egraph::StopReason::kSaturated;
@@ -832,8 +890,9 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
 }  // namespace
 
 CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
-                        const std::vector<ParamBinding>& bindings, const CheckOptions& options) {
-  Checker c(ref, dist, mesh, options);
+                        const std::vector<ParamBinding>& bindings, const CheckOptions& options,
+                        const std::vector<OutputBinding>& outputs) {
+  Checker c(ref, dist, mesh, options, outputs);
   return c.run(bindings);
 }
 

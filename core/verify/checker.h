@@ -22,6 +22,14 @@ struct ParamBinding {
   bool assumption = false;  ///< a contract the user must confirm (e.g. partial(sum) inputs)
 };
 
+/// What the spec says of one goal: reference output element `ref_index` is computed by
+/// distributed output element `dist_index` (none: no counterpart), with `layout` if given.
+struct OutputBinding {
+  int64_t ref_index = 0;
+  std::optional<int64_t> dist_index;
+  std::optional<Layout> layout;
+};
+
 struct CheckOptions {
   double budget_seconds = 30;
   size_t node_limit = 2'000'000;
@@ -33,11 +41,13 @@ struct CheckOptions {
 };
 
 /// Decides whether `dist` computes `ref` on `mesh` under the parameter bindings (one per
-/// distributed parameter, by parameter number order). Goals pair the outputs by position.
+/// distributed parameter, by parameter number order). Goals pair the outputs by position, except
+/// where `outputs` (from the spec) says otherwise.
 ///
 ///   auto r = check_under(ref, dist, mesh, bindings, {});
 ///   r.verdict == Verdict::kEquivalent;  r.goals[0].proven;
 CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
-                        const std::vector<ParamBinding>& bindings, const CheckOptions& options);
+                        const std::vector<ParamBinding>& bindings, const CheckOptions& options,
+                        const std::vector<OutputBinding>& outputs = {});
 
 }  // namespace scalify::verify

@@ -133,3 +133,53 @@ TEST_CASE("check --spec can state a layout the inference would not choose", "[ap
   CHECK(v["verdict"].as_string() == "divergent");
   CHECK_THAT(v["divergence"]["reason"].as_string(), Catch::Contains("counted 2 times"));
 }
+
+TEST_CASE("check --spec output layouts are goals: the right value in another layout diverges",
+          "[app][check]") {
+  scalify::test::TempDir dir;
+  const std::string args = pair_args("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo");
+  const std::string right = dir.write("right.json",
+                                      "{\"outputs\": [{\"ref_index\": 0, \"dist_index\": 0,\n"
+                                      "              \"layout\": \"shard(0,tp,pad 50257)\"}]}\n");
+  CHECK(run_cli("check --spec " + right + " " + args).exit_code == 0);
+  // A layout the shapes allow but the program does not give: the two-axis product is summed
+  // over tp, so the output is shard(0,dp), not still partial over tp.
+  const std::string ref = dir.write("ref.hlo", R"hlo(HloModule r
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,6] parameter(1)
+  ROOT y = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)hlo");
+  const std::string dist = dir.write("dist.hlo", R"hlo(HloModule d
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT add = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2,2] parameter(0)
+  w = f32[2,6] parameter(1)
+  p = f32[2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT y = f32[2,6] all-reduce(p), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=sum
+}
+)hlo");
+  const std::string wrong =
+      dir.write("wrong.json",
+                "{\"mesh\": {\"dp\": 2, \"tp\": 4},\n \"outputs\": [{\"ref_index\": 0, "
+                "\"dist_index\": 0, \"layout\": \"shard(0,dp)+partial(sum,tp)\"}]}\n");
+  const auto r = run_cli("check --json --spec " + wrong + " " + ref + " " + dist);
+  CHECK(r.exit_code == 1);
+  auto v = parse(r.out);
+  CHECK_THAT(v["divergence"]["reason"].as_string(),
+             Catch::Contains("the spec requires shard(0,dp)+partial(sum,tp)"));
+  CHECK(v["divergence"]["dist_node"].as_string() == "y");
+  // An output the spec says has no counterpart is reported, not a goal.
+  const std::string none =
+      dir.write("none.json", "{\"outputs\": [{\"ref_index\": 2, \"dist_index\": null}]}\n");
+  const auto n = run_cli("check --json --spec " + none + " " + args);
+  CHECK(n.exit_code == 0);
+  auto nv = parse(n.out);
+  CHECK(nv["unmatched"]["ref_outputs"].as_array().size() == 1);
+  CHECK(nv["goals"].as_array().size() == 2);
+}
