@@ -7,6 +7,7 @@
 #include "hlo/reader.h"
 #include "support/hlo_mutations.h"
 #include "support/json.h"
+#include "support/two_axis_example.h"
 #include "test_support.h"
 
 using scalify::test::run_cli;
@@ -144,26 +145,8 @@ TEST_CASE("check --spec output layouts are goals: the right value in another lay
   CHECK(run_cli("check --spec " + right + " " + args).exit_code == 0);
   // A layout the shapes allow but the program does not give: the two-axis product is summed
   // over tp, so the output is shard(0,dp), not still partial over tp.
-  const std::string ref = dir.write("ref.hlo", R"hlo(HloModule r
-ENTRY e {
-  x = f32[4,8] parameter(0)
-  w = f32[8,6] parameter(1)
-  ROOT y = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}
-)hlo");
-  const std::string dist = dir.write("dist.hlo", R"hlo(HloModule d
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT add = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[2,2] parameter(0)
-  w = f32[2,6] parameter(1)
-  p = f32[2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT y = f32[2,6] all-reduce(p), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=sum
-}
-)hlo");
+  const std::string ref = dir.write("ref.hlo", scalify::test::kTwoAxisRef);
+  const std::string dist = dir.write("dist.hlo", scalify::test::kTwoAxisDist);
   const std::string wrong =
       dir.write("wrong.json",
                 "{\"mesh\": {\"dp\": 2, \"tp\": 4},\n \"outputs\": [{\"ref_index\": 0, "

@@ -5,6 +5,7 @@
 
 #include "hlo/reader.h"
 #include "support/hlo_mutations.h"
+#include "support/two_axis_example.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -275,27 +276,9 @@ TEST_CASE("a divergence carries the node's op_name and source line from the meta
 
 TEST_CASE("two mesh axes: layouts compose, and an all-reduce over the wrong axis is caught",
           "[verify]") {
-  const ir::Module ref = parse(R"hlo(HloModule r
-ENTRY e {
-  x = f32[4,8] parameter(0)
-  w = f32[8,6] parameter(1)
-  ROOT y = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}
-)hlo");
-  // Batch over dp, the contraction over tp, summed over tp: devices are dp-major.
-  std::string text = R"hlo(HloModule d
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT add = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[2,2] parameter(0)
-  w = f32[2,6] parameter(1)
-  p = f32[2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT y = f32[2,6] all-reduce(p), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=sum
-}
-)hlo";
+  const ir::Module ref = parse(test::kTwoAxisRef);
+  // Batch over dp, the contraction over tp, summed over tp.
+  std::string text = test::kTwoAxisDist;
   verify::CheckRequest request;
   request.mesh = *verify::Mesh::parse("dp=2,tp=4");
   auto r = verify::check(ref, parse(text.c_str()), request);
@@ -306,8 +289,8 @@ ENTRY e {
 
   // Summed over dp instead: the partial sums over tp are never combined. (With two axes of
   // the same size this would be the same program with the axes renamed, and correct.)
-  const std::string groups = "{{0,1,2,3},{4,5,6,7}}";
-  text.replace(text.find(groups), groups.size(), "{{0,4},{1,5},{2,6},{3,7}}");
+  const std::string groups = test::kTwoAxisTpGroups;
+  text.replace(text.find(groups), groups.size(), test::kTwoAxisDpGroups);
   auto bug = verify::check(ref, parse(text.c_str()), request);
   REQUIRE(bug);
   CHECK(bug->verdict == Verdict::kDivergent);
