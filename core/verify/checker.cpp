@@ -12,6 +12,7 @@
 #include "rules/rule_compiler.h"
 #include "rules/rule_parser.h"
 #include "verify/propagation.h"
+#include "verify/rank_values.h"
 #include "verify/term_bridge.h"
 #include "verify/type_table.h"
 
@@ -71,6 +72,7 @@ class Checker {
   void propagate();
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
+  bool lift_slice_by_rank(InstrId id);
   void offer_padded_broadcasts(InstrId user);
   std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
                               const std::vector<ClassId>& refs,
@@ -106,7 +108,8 @@ class Checker {
 
   PerValue<std::optional<ClassId>> ref_values_;  ///< per reference instruction
   std::vector<std::string> ref_unsupported_;
-  PerValue<std::vector<uint32_t>> facts_of_;  ///< per distributed instruction
+  PerValue<std::vector<uint32_t>> facts_of_;           ///< per distributed instruction
+  std::vector<std::optional<PerDevice>> rank_values_;  ///< per distributed instruction
   std::vector<Fact> facts_;
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.
@@ -242,6 +245,10 @@ void Checker::lift_instruction(InstrId id) {
   const bool elementwise_tuple = instr.type.is_tuple() && ir::is_collective(instr.opcode) &&
                                  instr.operands.size() == instr.type.elements().size();
   const size_t elements = elementwise_tuple ? instr.operands.size() : 1;
+  // Index arithmetic on the rank (offsets computed from partition-id) is evaluated per device
+  // (rank_values), not related to the reference.
+  if (rank_values_[static_cast<size_t>(id)]) return;
+  if (instr.opcode == ir::Opcode::kDynamicSlice && lift_slice_by_rank(id)) return;
   bool all_known = true;
   for (InstrId o : instr.operands) {
     const auto& in = facts_of_[static_cast<size_t>(o)];
@@ -307,6 +314,84 @@ void Checker::lift_instruction(InstrId id) {
     }
   }
   if (!lifted && refusal) refuse(id, *refusal);
+}
+
+/// `dynamic-slice(x, offsets)` whose offsets depend on the rank: when x is replicated and the
+/// offset along one dim is the rank's coordinate on a mesh axis times the slice size (the
+/// slice covering the dim as the ranks of that axis go), each rank holds its shard of x
+/// (replicated → shard, as XLA's SPMD partitioner writes it). True when it applied.
+bool Checker::lift_slice_by_rank(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  if (instr.operands.size() < 2 || !instr.type.is_array()) return false;
+  bool by_rank = false;
+  for (size_t i = 1; i < instr.operands.size(); ++i) {
+    by_rank = by_rank || rank_values_[static_cast<size_t>(instr.operands[i])].has_value();
+  }
+  if (!by_rank) return false;
+  const ir::Type& x = comp[instr.operands[0]].type;
+  const int64_t devices = mesh_.device_count();
+  // Per dim: the offsets per device (constants repeat).
+  std::optional<int32_t> dim;
+  std::optional<size_t> axis;
+  for (size_t i = 1; i < instr.operands.size(); ++i) {
+    const auto k = static_cast<int64_t>(i - 1);
+    const InstrId o = instr.operands[i];
+    PerDevice offsets;
+    if (rank_values_[static_cast<size_t>(o)]) {
+      offsets = *rank_values_[static_cast<size_t>(o)];
+    } else {
+      // A constant offset: the same on every rank.
+      std::optional<double> c;
+      for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+        if (facts_[f].layout.is_rep()) c = bridge_.number_value(facts_[f].ref);
+        if (c) break;
+      }
+      if (!c) return false;  // an offset the checker cannot evaluate per rank
+      offsets.assign(static_cast<size_t>(devices), static_cast<int64_t>(*c));
+    }
+    const int64_t size = instr.type.dim(k);
+    const bool constant_zero =
+        std::all_of(offsets.begin(), offsets.end(), [](int64_t v) { return v == 0; });
+    if (constant_zero && size == x.dim(k)) continue;
+    if (dim) return false;  // two dims move with the rank: not modelled
+    for (size_t a = 0; a < mesh_.rank() && !axis; ++a) {
+      if (mesh_.size(a) * size != x.dim(k)) continue;
+      bool matches = true;
+      for (int64_t d = 0; d < devices && matches; ++d) {
+        matches = offsets[static_cast<size_t>(d)] == mesh_.coordinate(d, a) * size;
+      }
+      if (matches) axis = a;
+    }
+    if (!axis) {
+      std::string offs;
+      for (int64_t d = 0; d < devices && d < 8; ++d) {
+        offs += (d ? ", " : "") + std::to_string(offsets[static_cast<size_t>(d)]);
+      }
+      refuse(id, NoLift{"its offsets along dimension " + std::to_string(k) + " are " + offs +
+                        " by device: not each rank's shard of " + std::to_string(x.dim(k)) +
+                        " in the order of any mesh axis"});
+      return true;
+    }
+    dim = static_cast<int32_t>(k);
+  }
+  if (!dim) return false;
+  bool lifted = false;
+  for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[0])][0]) {
+    if (!facts_[f].layout.is_rep()) continue;
+    Fact fact;
+    fact.layout = Layout::on(mesh_, *axis, AxisLayout::shard(*dim));
+    fact.ref = facts_[f].ref;
+    fact.rule = "dynamic-slice-by-rank";
+    fact.premises = {f};
+    lifted = add_fact(id, 0, std::move(fact)) || lifted;
+  }
+  if (!lifted && !facts_of_[static_cast<size_t>(instr.operands[0])][0].empty()) {
+    refuse(id, NoLift{"its offsets take each rank's slice of dimension " + std::to_string(*dim) +
+                          ", but operand 0 is not replicated",
+                      true});
+  }
+  return true;
 }
 
 /// The fact a lift gives: the reference term built as the lift says.
@@ -473,6 +558,7 @@ void Checker::offer_padded_broadcasts(InstrId user) {
 
 void Checker::propagate() {
   const ir::Computation& comp = dist_.entry();
+  rank_values_ = rank_values(comp, mesh_);
   auto order = comp.topological_order();
   if (!order) return;
   for (InstrId id : *order) lift_instruction(id);

@@ -297,3 +297,37 @@ TEST_CASE("two mesh axes: layouts compose, and an all-reduce over the wrong axis
   REQUIRE(bug->divergence);
   CHECK(bug->divergence->dist_node == "y");
 }
+
+TEST_CASE("dynamic-slice by partition-id takes each rank's shard of a replicated value",
+          "[verify]") {
+  const ir::Module ref = parse(R"hlo(HloModule r
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  ROOT n = f32[8,4] negate(x)
+}
+)hlo");
+  // As XLA's SPMD partitioner writes it: the offset looked up in a table by partition-id.
+  std::string text = R"hlo(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  pid = u32[] partition-id()
+  table = s32[2] constant({0, 4})
+  off = s32[1] dynamic-slice(table, pid), dynamic_slice_sizes={1}
+  o = s32[] reshape(off)
+  zero = s32[] constant(0)
+  s = f32[4,4] dynamic-slice(x, o, zero), dynamic_slice_sizes={4,4}
+  n = f32[4,4] negate(s)
+  ROOT g = f32[8,4] all-gather(n), replica_groups={{0,1}}, dimensions={0}
+}
+)hlo";
+  const auto r = check(ref, parse(text.c_str()));
+  CHECK(r.verdict == Verdict::kEquivalent);
+  CHECK(all_proven(r));
+
+  // The table reversed: rank 0 takes the second half, and the gather stacks them backwards.
+  text.replace(text.find("{0, 4}"), 6, "{4, 0}");
+  const auto bug = check(ref, parse(text.c_str()));
+  REQUIRE(bug.verdict == Verdict::kDivergent);
+  CHECK(bug.divergence->dist_node == "s");
+  CHECK_THAT(bug.divergence->reason, Catch::Contains("4, 0 by device"));
+}

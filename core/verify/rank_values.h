@@ -1,0 +1,28 @@
+// Integer scalars whose value depends only on the rank: `partition-id`, table lookups indexed by
+// it, and arithmetic on them, evaluated for every device. XLA's SPMD partitioner slices a
+// replicated value into shards with `dynamic-slice(x, offset(partition-id))`; these values are
+// what lets the checker read such a slice as a shard.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/module.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+/// One value per device, in device order.
+using PerDevice = std::vector<int64_t>;
+
+/// The per-device values of every integer scalar (or one-element array) of `comp` computed from
+/// partition-id / replica-id (and constants); nullopt elsewhere, constants included. Indexed by
+/// InstrId.
+///
+///   // pid = u32[] partition-id(); t = s32[2] constant({0, 64});
+///   // o = s32[] reshape(s32[1] dynamic-slice(t, pid), dynamic_slice_sizes={1})
+///   rank_values(comp, tp=2)[o] == PerDevice{0, 64}
+std::vector<std::optional<PerDevice>> rank_values(const ir::Computation& comp, const Mesh& mesh);
+
+}  // namespace scalify::verify
