@@ -27,13 +27,13 @@ std::string says(const OperandView& v, const Mesh& mesh) {
   return "its operand is " + v.layout.to_string(mesh);
 }
 
-Lift keep(const OperandView& x, Layout layout, const ir::Type& ref_type, std::string rule) {
+/// The operand's reference term itself, under a new layout.
+Lift keep(Layout layout, const ir::Type& ref_type, std::string rule) {
   Lift l;
   l.layout = std::move(layout);
   l.term = Lift::Term::kOperand;
   l.ref_type = ref_type;
   l.rule = std::move(rule);
-  (void)x;
   return l;
 }
 
@@ -49,7 +49,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   if (op == Opcode::kAllReduceDone || op == Opcode::kAllGatherDone ||
       op == Opcode::kCollectivePermuteDone) {
     if (ops.size() != 1) return NoLift{name + " without its start"};
-    return keep(ops[0], ops[0].layout, ops[0].ref_type, "async-done");
+    return keep(ops[0].layout, ops[0].ref_type, "async-done");
   }
   const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
   const bool gather = op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
@@ -83,7 +83,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     if (std::find(receives.begin(), receives.end(), false) != receives.end()) {
       return NoLift{name + " leaves some ranks without a value (they receive zeros)"};
     }
-    return keep(x, x.layout, x.ref_type, "collective-permute");
+    return keep(x.layout, x.ref_type, "collective-permute");
   }
 
   const ir::ReplicaGroups empty;
@@ -105,11 +105,11 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
                       " runs over groups of one device and does "
                       "nothing: the partial values are never combined"};
       }
-      return keep(x, out, x.ref_type, "all-reduce (no communication)");
+      return keep(out, x.ref_type, "all-reduce (no communication)");
     }
     for (size_t a : *axes) {
       const AxisLayout& p = x.layout.axes[a];
-      if (p.is_partial() && (p.op == *rop || (p.op == ReduceOp::kMean && false))) {
+      if (p.is_partial() && p.op == *rop) {
         out.axes[a] = AxisLayout::rep();
       } else if (p.is_rep() && (*rop == ReduceOp::kMax || *rop == ReduceOp::kMin)) {
         // max over equal values is that value
@@ -124,7 +124,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
                       ", which does not combine it into the whole value"};
       }
     }
-    return keep(x, out, x.ref_type, "all-reduce");
+    return keep(out, x.ref_type, "all-reduce");
   }
 
   const ir::DimList& dims = instr.dims_attr("dimensions");
@@ -156,7 +156,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     auto ref_dims = out.reference_dims(instr.type.dims(), mesh);
     if (!ref_dims) return NoLift{"internal: all-gather result"};
     ref_type.set_dims(*ref_dims);
-    Lift l = keep(x, out, ref_type, "all-gather");
+    Lift l = keep(out, ref_type, "all-gather");
     if (p.full >= 0 && p.full != instr.type.dim(d)) {
       l.term = Lift::Term::kPadded;
       l.pad_dim = d;
@@ -175,7 +175,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     }
   }
   out.axes[a] = AxisLayout::shard(d);
-  return keep(x, out, x.ref_type, "reduce-scatter");
+  return keep(out, x.ref_type, "reduce-scatter");
 }
 
 }  // namespace scalify::verify::detail

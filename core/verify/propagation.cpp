@@ -191,7 +191,7 @@ bool keeps_zero_padding(const ir::Instruction& instr, size_t carriers, size_t ze
 
 /// One axis of an op whose operands are sharded or replicated along it.
 std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
-                                            const ir::Computation& comp, const FactorSignature& sig,
+                                            const FactorSignature& sig,
                                             std::span<const OperandView> ops, size_t axis,
                                             const Mesh& mesh) {
   int32_t factor = -1;
@@ -273,7 +273,6 @@ std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
     case Kind::kBlocked:
       break;
   }
-  (void)comp;
   return NoLift{who + " but " + quoted(instr) + " moves elements along that dimension (" +
                 std::to_string(f.size) + " per rank): the shards no longer line up"};
 }
@@ -442,7 +441,7 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
       return v.layout.axes[a].is_partial();
     });
     auto part = any_partial ? partial_axis(instr, *sig, ops, a, mesh)
-                            : shard_axis(instr, comp, *sig, ops, a, mesh);
+                            : shard_axis(instr, *sig, ops, a, mesh);
     if (auto* no = std::get_if<NoLift>(&part)) return *no;
     result.axes[a] = std::get<AxisLayout>(part);
   }

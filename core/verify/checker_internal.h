@@ -1,0 +1,117 @@
+// The checker's state, shared by its three files: checker.cpp (the run: the reference's
+// terms, the bijection's facts, saturation, goals, verdict), checker_lift.cpp (lifting the
+// distributed program node by node) and checker_report.cpp (proofs, localisation, notes).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "egraph/egraph.h"
+#include "egraph/runner.h"
+#include "egraph/vocabulary.h"
+#include "rules/rule_compiler.h"
+#include "verify/checker.h"
+#include "verify/propagation.h"
+#include "verify/rank_values.h"
+#include "verify/term_bridge.h"
+#include "verify/type_table.h"
+
+namespace scalify::verify::detail {
+
+using egraph::ClassId;
+using ir::InstrId;
+
+/// One layout fact: distributed value ~ reference term, and why.
+struct Fact {
+  Layout layout;
+  ClassId ref = 0;
+  std::string rule;
+  InstrId instr = -1;
+  size_t element = 0;
+  std::vector<uint32_t> premises;
+  bool apply = false;  ///< the term was built by applying the op (not a collective's identity)
+};
+
+/// Values are per instruction and tuple element.
+template <class T>
+using PerValue = std::vector<std::vector<T>>;
+
+inline size_t element_count(const ir::Type& t) { return t.is_tuple() ? t.elements().size() : 1; }
+
+/// One check of `dist` against `ref` under fixed parameter bindings.
+class Checker {
+ public:
+  Checker(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+          const CheckOptions& options, const std::vector<OutputBinding>& outputs)
+      : ref_(ref),
+        dist_(dist),
+        mesh_(mesh),
+        options_(options),
+        outputs_(outputs),
+        g_(options.explain),
+        bridge_(g_, vocab_, types_) {}
+
+  CheckResult run(const std::vector<ParamBinding>& bindings);
+
+ private:
+  void encode_reference();
+  void seed(const std::vector<ParamBinding>& bindings);
+  void propagate();
+  void lift_instruction(InstrId id);
+  void lift_replicated_tuple(InstrId id);
+  bool lift_slice_by_rank(InstrId id);
+  void offer_padded_broadcasts(InstrId user);
+  std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
+                              const std::vector<ClassId>& refs,
+                              const std::vector<uint32_t>& premises, std::string* why);
+  void add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
+                            const Fact& rep);
+  bool add_fact(InstrId id, size_t element, Fact fact);
+  void saturate();
+  void decide_goals();
+  bool all_goals_hold(const egraph::EGraph& g) const;
+  bool some_output_unlifted() const;
+  void localise_by_value();
+  void state_random_assumptions();
+  Divergence describe(InstrId id, std::string reason) const;
+  std::optional<InstrId> closest_ref(InstrId id) const;
+  std::vector<std::string> proof_of(uint32_t fact) const;
+  std::string rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const;
+
+  const ir::Module& ref_;
+  const ir::Module& dist_;
+  const Mesh& mesh_;
+  const CheckOptions& options_;
+  const std::vector<OutputBinding>& outputs_;
+  /// Goal i: the distributed output element and the layout it must have (if the spec says).
+  std::optional<size_t> dist_element(size_t ref_index) const;
+  const std::optional<Layout>* required_layout(size_t ref_index) const;
+  /// With explanations: a proven goal's reference side is explained rule by rule.
+  egraph::EGraph g_;
+  std::vector<rules::RuleOrigin> origins_;  ///< of the compiled rules, for proof steps
+  egraph::Vocabulary vocab_;
+  TypeTable types_;
+  TermBridge bridge_;
+
+  PerValue<std::optional<ClassId>> ref_values_;  ///< per reference instruction
+  std::vector<std::string> ref_unsupported_;
+  PerValue<std::vector<uint32_t>> facts_of_;           ///< per distributed instruction
+  std::vector<std::optional<PerDevice>> rank_values_;  ///< per distributed instruction
+  std::vector<Fact> facts_;
+  /// The earliest node that gets no layout although its operands have some; `unsupported`
+  /// ones (what the checker does not model) kept apart from real refusals.
+  std::optional<std::pair<InstrId, std::string>> first_refusal_, first_unsupported_;
+  /// An output with the right value in another layout than the spec requires.
+  std::optional<std::pair<InstrId, std::string>> layout_misfit_;
+  void refuse(InstrId id, const NoLift& why) {
+    auto& slot = why.unsupported ? first_unsupported_ : first_refusal_;
+    if (!slot) slot = {id, why.reason};
+  }
+  std::vector<std::string> unsupported_;
+  CheckResult result_;
+  egraph::RunReport report_;
+};
+
+}  // namespace scalify::verify::detail

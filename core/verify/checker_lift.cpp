@@ -1,0 +1,362 @@
+// Lifting the distributed program node by node: the facts each node gets from its operands'
+// (checker_internal.h).
+#include <algorithm>
+
+#include "verify/checker_internal.h"
+
+namespace scalify::verify::detail {
+
+void Checker::lift_instruction(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  auto& out = facts_of_[static_cast<size_t>(id)];
+  if (instr.opcode == ir::Opcode::kParameter) return;
+  if (instr.opcode == ir::Opcode::kTuple) {
+    for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
+      for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
+        Fact copy = facts_[f];
+        copy.rule = "tuple";
+        copy.premises = {f};
+        copy.apply = false;
+        add_fact(id, i, std::move(copy));
+      }
+    }
+    return;
+  }
+  if (instr.opcode == ir::Opcode::kGetTupleElement) {
+    const auto* index = instr.get<int64_t>("index");
+    const auto& in = facts_of_[static_cast<size_t>(instr.operands[0])];
+    if (!index || static_cast<size_t>(*index) >= in.size()) return;
+    for (uint32_t f : in[static_cast<size_t>(*index)]) {
+      Fact copy = facts_[f];
+      copy.rule = "get-tuple-element";
+      copy.premises = {f};
+      copy.apply = false;
+      add_fact(id, 0, std::move(copy));
+    }
+    return;
+  }
+  // A tuple-valued collective works element by element on its operands.
+  const bool elementwise_tuple = instr.type.is_tuple() && ir::is_collective(instr.opcode) &&
+                                 instr.operands.size() == instr.type.elements().size();
+  const size_t elements = elementwise_tuple ? instr.operands.size() : 1;
+  // Index arithmetic on the rank (offsets computed from partition-id) is evaluated per device
+  // (rank_values), not related to the reference.
+  if (rank_values_[static_cast<size_t>(id)]) return;
+  if (instr.opcode == ir::Opcode::kDynamicSlice && lift_slice_by_rank(id)) return;
+  bool all_known = true;
+  for (InstrId o : instr.operands) {
+    const auto& in = facts_of_[static_cast<size_t>(o)];
+    if (in.size() != 1 || in[0].empty()) all_known = false;
+  }
+  if (!all_known) return;
+  offer_padded_broadcasts(id);
+  if (instr.type.is_tuple() && !elementwise_tuple) {
+    lift_replicated_tuple(id);
+    return;
+  }
+
+  std::optional<NoLift> refusal;
+  bool lifted = false;
+  for (size_t e = 0; e < elements; ++e) {
+    ir::Instruction one = instr;
+    std::vector<InstrId> operand_ids = instr.operands;
+    if (elementwise_tuple) {
+      one.type = instr.type.elements()[e];
+      operand_ids = {instr.operands[e]};
+    }
+    // Every combination of the operands' facts (few: each value keeps at most six).
+    std::vector<size_t> pick(operand_ids.size(), 0);
+    size_t combos = 0;
+    while (combos++ < 64) {
+      std::vector<OperandView> views;
+      std::vector<uint32_t> premises;
+      std::vector<ClassId> refs;
+      for (size_t i = 0; i < operand_ids.size(); ++i) {
+        const uint32_t f = facts_of_[static_cast<size_t>(operand_ids[i])][0][pick[i]];
+        premises.push_back(f);
+        refs.push_back(facts_[f].ref);
+        const auto t = types_.type(g_.type_of(facts_[f].ref));
+        OperandView v{facts_[f].layout, t ? *t : ir::Type(), bridge_.number_value(facts_[f].ref)};
+        views.push_back(std::move(v));
+      }
+      auto lifted_or = lift(dist_, comp, one, views, mesh_);
+      if (auto* lifts = std::get_if<std::vector<Lift>>(&lifted_or)) {
+        for (const Lift& l : *lifts) {
+          std::string why;
+          auto f = fact_of(instr, l, refs, premises, &why);
+          if (!f) {
+            if (!refusal) refusal = NoLift{why, true};
+            continue;
+          }
+          add_fact(id, e, *f);
+          lifted = true;
+          const bool replicated_broadcast =
+              (one.opcode == ir::Opcode::kBroadcast || one.opcode == ir::Opcode::kIota) &&
+              f->layout.is_rep() && f->apply;
+          if (replicated_broadcast) add_broadcast_shards(id, l, refs, *f);
+        }
+      } else if (!refusal) {
+        refusal = std::get<NoLift>(lifted_or);
+      }
+      // Next combination.
+      size_t i = 0;
+      while (i < pick.size()) {
+        if (++pick[i] < facts_of_[static_cast<size_t>(operand_ids[i])][0].size()) break;
+        pick[i++] = 0;
+      }
+      if (i == pick.size()) break;
+    }
+  }
+  if (!lifted && refusal) refuse(id, *refusal);
+}
+
+/// `dynamic-slice(x, offsets)` whose offsets depend on the rank: when x is replicated and the
+/// offset along one dim is the rank's coordinate on a mesh axis times the slice size (the
+/// slice covering the dim as the ranks of that axis go), each rank holds its shard of x
+/// (replicated → shard, as XLA's SPMD partitioner writes it). True when it applied.
+bool Checker::lift_slice_by_rank(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  if (instr.operands.size() < 2 || !instr.type.is_array()) return false;
+  bool by_rank = false;
+  for (size_t i = 1; i < instr.operands.size(); ++i) {
+    by_rank = by_rank || rank_values_[static_cast<size_t>(instr.operands[i])].has_value();
+  }
+  if (!by_rank) return false;
+  const ir::Type& x = comp[instr.operands[0]].type;
+  const int64_t devices = mesh_.device_count();
+  // Per dim: the offsets per device (constants repeat).
+  std::optional<int32_t> dim;
+  std::optional<size_t> axis;
+  for (size_t i = 1; i < instr.operands.size(); ++i) {
+    const auto k = static_cast<int64_t>(i - 1);
+    const InstrId o = instr.operands[i];
+    PerDevice offsets;
+    if (rank_values_[static_cast<size_t>(o)]) {
+      offsets = *rank_values_[static_cast<size_t>(o)];
+    } else {
+      // A constant offset: the same on every rank.
+      std::optional<double> c;
+      for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+        if (facts_[f].layout.is_rep()) c = bridge_.number_value(facts_[f].ref);
+        if (c) break;
+      }
+      if (!c) return false;  // an offset the checker cannot evaluate per rank
+      offsets.assign(static_cast<size_t>(devices), static_cast<int64_t>(*c));
+    }
+    const int64_t size = instr.type.dim(k);
+    const bool constant_zero =
+        std::all_of(offsets.begin(), offsets.end(), [](int64_t v) { return v == 0; });
+    if (constant_zero && size == x.dim(k)) continue;
+    if (dim) return false;  // two dims move with the rank: not modelled
+    for (size_t a = 0; a < mesh_.rank() && !axis; ++a) {
+      if (mesh_.size(a) * size != x.dim(k)) continue;
+      bool matches = true;
+      for (int64_t d = 0; d < devices && matches; ++d) {
+        matches = offsets[static_cast<size_t>(d)] == mesh_.coordinate(d, a) * size;
+      }
+      if (matches) axis = a;
+    }
+    if (!axis) {
+      std::string offs;
+      for (int64_t d = 0; d < devices && d < 8; ++d) {
+        offs += (d ? ", " : "") + std::to_string(offsets[static_cast<size_t>(d)]);
+      }
+      refuse(id, NoLift{"its offsets along dimension " + std::to_string(k) + " are " + offs +
+                        " by device: not each rank's shard of " + std::to_string(x.dim(k)) +
+                        " in the order of any mesh axis"});
+      return true;
+    }
+    dim = static_cast<int32_t>(k);
+  }
+  if (!dim) return false;
+  bool lifted = false;
+  for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[0])][0]) {
+    if (!facts_[f].layout.is_rep()) continue;
+    Fact fact;
+    fact.layout = Layout::on(mesh_, *axis, AxisLayout::shard(*dim));
+    fact.ref = facts_[f].ref;
+    fact.rule = "dynamic-slice-by-rank";
+    fact.premises = {f};
+    lifted = add_fact(id, 0, std::move(fact)) || lifted;
+  }
+  if (!lifted && !facts_of_[static_cast<size_t>(instr.operands[0])][0].empty()) {
+    refuse(id, NoLift{"its offsets take each rank's slice of dimension " + std::to_string(*dim) +
+                          ", but operand 0 is not replicated",
+                      true});
+  }
+  return true;
+}
+
+/// The fact a lift gives: the reference term built as the lift says.
+std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& lift,
+                                     const std::vector<ClassId>& refs,
+                                     const std::vector<uint32_t>& premises, std::string* why) {
+  Fact f;
+  f.layout = lift.layout;
+  f.rule = lift.rule;
+  f.premises = premises;
+  switch (lift.term) {
+    case Lift::Term::kApply: {
+      auto enc = bridge_.encode(dist_, lift.ref_instr, refs, lift.ref_type, "dist");
+      if (!enc) {
+        *why = enc.why;
+        return std::nullopt;
+      }
+      f.ref = *enc.id;
+      f.apply = true;
+      return f;
+    }
+    case Lift::Term::kOperand:
+      f.ref = refs[lift.operand];
+      return f;
+    case Lift::Term::kPadded: {
+      // The gathered value is the reference value followed by padding nobody knows.
+      const ClassId x = refs[lift.operand];
+      auto xt = types_.type(g_.type_of(x));
+      if (!xt) return std::nullopt;
+      ir::Type pad = lift.ref_type;
+      std::vector<int64_t> dims = pad.dims();
+      dims[static_cast<size_t>(lift.pad_dim)] -= xt->dim(lift.pad_dim);
+      pad.set_dims(dims);
+      const ClassId unknown = bridge_.unknown("dist:" + instr.name, pad);
+      const std::vector<ClassId> parts{x, unknown};
+      f.ref = bridge_.concatenate(parts, lift.pad_dim, lift.ref_type);
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+/// A tuple-valued op (batch-norm-training, sort, rng-bit-generator…) on replicated operands
+/// computes the reference's tuple on every rank; anything else is not understood.
+void Checker::lift_replicated_tuple(InstrId id) {
+  const ir::Instruction& instr = dist_.entry()[id];
+  std::vector<ClassId> refs;
+  std::vector<uint32_t> premises;
+  for (size_t i = 0; i < instr.operands.size(); ++i) {
+    std::optional<uint32_t> rep;
+    for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
+      if (facts_[f].layout.is_rep()) {
+        rep = f;
+        break;
+      }
+    }
+    if (!rep) {
+      const uint32_t f = facts_of_[static_cast<size_t>(instr.operands[i])][0][0];
+      refuse(id, NoLift{"operand " + std::to_string(i) + " is " +
+                            facts_[f].layout.to_string(mesh_) + " and `" + instr.opcode_text() +
+                            "` (returning a tuple) only propagates replicated values",
+                        true});
+      return;
+    }
+    refs.push_back(facts_[*rep].ref);
+    premises.push_back(*rep);
+  }
+  auto enc = bridge_.encode(dist_, instr, refs, instr.type, "dist");
+  if (!enc) {
+    unsupported_.push_back(instr.name + ": " + enc.why);
+    return;
+  }
+  for (size_t e = 0; e < instr.type.elements().size(); ++e) {
+    Fact f;
+    f.layout = Layout::replicated(mesh_.rank());
+    f.ref = bridge_.get_tuple_element(*enc.id, static_cast<int64_t>(e), instr.type.elements()[e]);
+    f.rule = "factor:" + instr.opcode_text();
+    f.premises = premises;
+    f.apply = true;
+    add_fact(id, e, std::move(f));
+  }
+}
+
+/// A replicated broadcast (or iota) is the same along the dims it creates (does not count
+/// along), so each rank's copy is also a shard of the same op to a bigger extent along any of
+/// them: the view a sharded operand of the same op needs (a rotary table broadcast over the
+/// heads each rank holds, an iota of classes beside a batch-sharded label).
+void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
+                                   const Fact& rep) {
+  // The dims the value varies along: a broadcast's operand dims, an iota's counting dim.
+  ir::DimList kept = lift.ref_instr.dims_attr("dimensions");
+  if (const auto* counting = lift.ref_instr.get<int64_t>("iota_dimension")) kept = {*counting};
+  for (int64_t k = 0; k < lift.ref_type.rank(); ++k) {
+    if (std::find(kept.begin(), kept.end(), k) != kept.end()) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      if (mesh_.size(a) < 2) continue;
+      ir::Type wide = lift.ref_type;
+      std::vector<int64_t> dims = wide.dims();
+      dims[static_cast<size_t>(k)] *= mesh_.size(a);
+      wide.set_dims(dims);
+      auto enc = bridge_.encode(dist_, lift.ref_instr, refs, wide, "dist");
+      if (!enc) continue;
+      Fact f = rep;
+      f.layout = Layout::on(mesh_, a, AxisLayout::shard(static_cast<int32_t>(k)));
+      f.ref = *enc.id;
+      f.rule = "broadcast-as-shard";
+      add_fact(id, 0, std::move(f));
+    }
+  }
+}
+
+/// The same view for padded shards, made on demand: when an elementwise op meets a padded
+/// shard, its replicated broadcast (or iota) operands are also offered as shards padded alike
+/// (the reference value is the broadcast to the unpadded extent).
+void Checker::offer_padded_broadcasts(InstrId user) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[user];
+  const bool elementwise =
+      ir::is_elementwise(instr.opcode) || instr.opcode == ir::Opcode::kSelect ||
+      instr.opcode == ir::Opcode::kCompare || instr.opcode == ir::Opcode::kClamp;
+  if (!elementwise) return;
+  std::vector<std::pair<size_t, AxisLayout>> padded;
+  for (InstrId o : instr.operands) {
+    for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+      for (size_t a = 0; a < facts_[f].layout.axes.size(); ++a) {
+        const AxisLayout& p = facts_[f].layout.axes[a];
+        if (p.is_shard() && p.full >= 0) padded.emplace_back(a, AxisLayout::shard(p.dim, p.full));
+      }
+    }
+  }
+  for (InstrId o : instr.operands) {
+    const ir::Instruction& b = comp[o];
+    if (b.opcode != ir::Opcode::kBroadcast && b.opcode != ir::Opcode::kIota) continue;
+    std::optional<uint32_t> rep;
+    for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+      if (facts_[f].layout.is_rep() && facts_[f].apply) rep = f;
+    }
+    if (!rep) continue;
+    ir::DimList kept = b.dims_attr("dimensions");
+    if (const auto* counting = b.get<int64_t>("iota_dimension")) kept = {*counting};
+    std::vector<ClassId> refs;
+    for (uint32_t p : facts_[*rep].premises) refs.push_back(facts_[p].ref);
+    for (const auto& [axis, part] : padded) {
+      if (part.dim >= b.type.rank() ||
+          std::find(kept.begin(), kept.end(), part.dim) != kept.end()) {
+        continue;
+      }
+      ir::Type wide = b.type;
+      std::vector<int64_t> dims = wide.dims();
+      dims[static_cast<size_t>(part.dim)] = part.full;
+      wide.set_dims(dims);
+      ir::Instruction ref_instr = b;
+      ref_instr.type = wide;
+      auto enc = bridge_.encode(dist_, ref_instr, refs, wide, "dist");
+      if (!enc) continue;
+      Fact f = facts_[*rep];
+      f.layout = Layout::on(mesh_, axis, part);
+      f.ref = *enc.id;
+      f.rule = "broadcast-as-shard";
+      add_fact(o, 0, std::move(f));
+    }
+  }
+}
+
+void Checker::propagate() {
+  const ir::Computation& comp = dist_.entry();
+  rank_values_ = rank_values(comp, mesh_);
+  auto order = comp.topological_order();
+  if (!order) return;
+  for (InstrId id : *order) lift_instruction(id);
+}
+
+}  // namespace scalify::verify::detail

@@ -1,0 +1,210 @@
+// What a check reports beyond its verdict: goal proofs, the first divergence and the closest
+// reference node, random assumptions (checker_internal.h).
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "egraph/explain.h"
+#include "rules/proof.h"
+#include "verify/checker_internal.h"
+
+namespace scalify::verify::detail {
+
+std::vector<std::string> Checker::proof_of(uint32_t fact) const {
+  std::vector<std::string> lines;
+  std::vector<uint32_t> stack{fact};
+  std::unordered_set<uint32_t> seen;
+  std::vector<uint32_t> order;
+  while (!stack.empty()) {
+    const uint32_t f = stack.back();
+    stack.pop_back();
+    if (!seen.insert(f).second) continue;
+    order.push_back(f);
+    for (uint32_t p : facts_[f].premises) stack.push_back(p);
+  }
+  std::sort(order.begin(), order.end());
+  const ir::Computation& d = dist_.entry();
+  for (uint32_t f : order) {
+    const Fact& x = facts_[f];
+    std::string line = "[" + std::to_string(f) + "] " + d[x.instr].name;
+    if (d[x.instr].type.is_tuple()) line += "#" + std::to_string(x.element);
+    line += " ~ " + x.layout.to_string(mesh_) + " of e-class " + std::to_string(g_.find(x.ref)) +
+            "   by " + x.rule;
+    if (!x.premises.empty()) {
+      line += " from";
+      for (uint32_t p : x.premises) line += " [" + std::to_string(p) + "]";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+/// The last line of a goal's proof: how the reference term the distributed output stands for
+/// equals the reference output, as the rewrites of the e-graph's explanation (names and
+/// positions; `hash-consing` when it is the very node).
+std::string Checker::rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const {
+  const std::string head = "the reference term equals " + name;
+  if (lifted == ref) return head + " (the same node: hash-consing)";
+  if (!g_.explanations()) {
+    return head + " (the same e-class after saturation; --explain lists the rewrites)";
+  }
+  auto why = egraph::explain(g_, lifted, ref);
+  if (!why) return head + " (same e-class; no explanation: " + why.error().message + ")";
+  std::string line = head + " by " + std::to_string(why->steps.size()) + " rewrite" +
+                     (why->steps.size() == 1 ? "" : "s");
+  size_t shown = 0;
+  for (const egraph::ProofStep& step : why->steps) {
+    if (shown++ == 12) {
+      line += ", …";
+      break;
+    }
+    line += (shown == 1 ? ": " : ", ") + rules::step_name(step, origins_) + " at [";
+    for (size_t k = 0; k < step.position.size(); ++k) {
+      line += (k ? " " : "") + std::to_string(step.position[k]);
+    }
+    line += "]";
+  }
+  return line;
+}
+
+std::optional<InstrId> Checker::closest_ref(InstrId id) const {
+  const ir::Computation& d = dist_.entry();
+  const ir::Computation& r = ref_.entry();
+  const ir::Instruction& di = d[id];
+  std::unordered_set<ClassId> operand_classes;
+  for (InstrId o : di.operands) {
+    for (const auto& element : facts_of_[static_cast<size_t>(o)]) {
+      for (uint32_t f : element) operand_classes.insert(g_.find(facts_[f].ref));
+    }
+  }
+  std::optional<InstrId> best;
+  int best_score = -1;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const ir::Instruction& ri = r[static_cast<InstrId>(i)];
+    int score = 0;
+    if (ri.opcode == di.opcode) score += 4;
+    if (!ri.metadata.op_name.empty() && ri.metadata.op_name == di.metadata.op_name) score += 2;
+    if (ri.metadata.source_line >= 0 && ri.metadata.source_line == di.metadata.source_line)
+      score += 1;
+    for (InstrId o : ri.operands) {
+      const auto& v = ref_values_[static_cast<size_t>(o)];
+      if (v.size() == 1 && v[0] && operand_classes.count(g_.find(*v[0]))) score += 3;
+    }
+    if (score > best_score) {
+      best_score = score;
+      best = static_cast<InstrId>(i);
+    }
+  }
+  // At least the same op, or the same op_name and line, or an operand in common.
+  if (best_score < 3) return std::nullopt;
+  return best;
+}
+
+Divergence Checker::describe(InstrId id, std::string reason) const {
+  const ir::Computation& d = dist_.entry();
+  const ir::Instruction& di = d[id];
+  Divergence out;
+  out.dist_node = di.name;
+  out.op = di.opcode_text();
+  out.reason = std::move(reason);
+  out.dist_line = di.pos.line;
+  for (InstrId o : di.operands) {
+    const auto& v = facts_of_[static_cast<size_t>(o)];
+    std::string s;
+    for (const auto& element : v) {
+      for (uint32_t f : element) {
+        if (!s.empty()) s += " | ";
+        s += facts_[f].layout.to_string(mesh_);
+      }
+    }
+    out.operand_layouts.push_back(s.empty() ? "none" : s);
+  }
+  out.op_name = di.metadata.op_name;
+  if (di.metadata.has_source_site())
+    out.source = SourceSite{di.metadata.source_file, di.metadata.source_line};
+  if (auto r = closest_ref(id)) {
+    out.ref_node = ref_.entry()[*r].name;
+    out.ref_line = ref_.entry()[*r].pos.line;
+  }
+  return out;
+}
+
+/// Random values relate only under an assumption: every distributed random op whose value
+/// stands for a reference random op (the same generator on the same state) is stated.
+void Checker::state_random_assumptions() {
+  std::unordered_map<ClassId, std::string> ref_random;
+  const ir::Computation& r = ref_.entry();
+  for (size_t i = 0; i < r.size(); ++i) {
+    const ir::Instruction& instr = r[static_cast<InstrId>(i)];
+    if (instr.opcode != ir::Opcode::kRngBitGenerator && instr.opcode != ir::Opcode::kRng) continue;
+    const auto& v = ref_values_[i];
+    for (const auto& c : v) {
+      if (c) ref_random.emplace(g_.find(*c), instr.name);
+    }
+  }
+  const ir::Computation& d = dist_.entry();
+  for (size_t i = 0; i < d.size(); ++i) {
+    const ir::Instruction& instr = d[static_cast<InstrId>(i)];
+    if (instr.opcode != ir::Opcode::kRngBitGenerator && instr.opcode != ir::Opcode::kRng) continue;
+    for (const auto& element : facts_of_[i]) {
+      for (uint32_t f : element) {
+        auto it = ref_random.find(g_.find(facts_[f].ref));
+        if (it == ref_random.end()) continue;
+        result_.assumptions.push_back(
+            {instr.name, facts_[f].layout,
+             "random: assumed to draw the same values as the reference's " + it->second +
+                 " (the same generator on the same state)"});
+        goto next;
+      }
+    }
+  next:;
+  }
+}
+
+void Checker::localise_by_value() {
+  // The earliest op whose operands all stand for reference values but whose own value is
+  // none of the reference's: it computes something the reference never does.
+  std::unordered_set<ClassId> ref_classes;
+  for (const auto& v : ref_values_) {
+    for (const auto& c : v) {
+      if (c) ref_classes.insert(g_.find(*c));
+    }
+  }
+  auto in_ref = [&](uint32_t f) { return ref_classes.count(g_.find(facts_[f].ref)) > 0; };
+  const ir::Computation& comp = dist_.entry();
+  auto order = comp.topological_order();
+  if (!order) return;
+  for (InstrId id : *order) {
+    // Some element (of a tuple-valued op, any) built by the op itself and equal to nothing of
+    // the reference's.
+    bool differs = false;
+    for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+      bool applied = false, matches = false;
+      for (uint32_t f : element) {
+        applied = applied || facts_[f].apply;
+        matches = matches || in_ref(f);
+      }
+      differs = differs || (applied && !matches);
+    }
+    if (!differs) continue;
+    bool operands_match = true;
+    for (InstrId o : comp[id].operands) {
+      const auto& v = facts_of_[static_cast<size_t>(o)];
+      bool any = false;
+      for (const auto& element : v) {
+        // A collective's view of a value (a gathered padded shard) counts as the reference's.
+        for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
+      }
+      operands_match = operands_match && any;
+    }
+    if (!operands_match) continue;
+    result_.divergence = describe(
+        id, "its operands match reference values, but `" + comp[id].opcode_text() +
+                "` of them computes a value the reference never computes (a different constant, "
+                "operand order, window or permutation than the reference uses)");
+    result_.divergence->by_value = true;
+    return;
+  }
+}
+
+}  // namespace scalify::verify::detail
