@@ -353,7 +353,7 @@ void Checker::offer_padded_broadcasts(InstrId user) {
 
 void Checker::propagate() {
   const ir::Computation& comp = dist_.entry();
-  rank_values_ = rank_values(comp, mesh_);
+  rank_values_ = rank_values(dist_, comp, mesh_);
   auto order = comp.topological_order();
   if (!order) return;
   for (InstrId id : *order) lift_instruction(id);

@@ -38,7 +38,8 @@ bool one_element(const ir::Type& t) { return t.is_array() && t.element_count() =
 
 }  // namespace
 
-std::vector<std::optional<PerDevice>> rank_values(const ir::Computation& comp, const Mesh& mesh) {
+std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
+                                                  const ir::Computation& comp, const Mesh& mesh) {
   const int64_t n = mesh.device_count();
   std::vector<std::optional<PerDevice>> values(comp.size());
   std::vector<std::optional<std::vector<int64_t>>> tables(comp.size());
@@ -53,8 +54,13 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Computation& comp, c
     switch (instr.opcode) {
       case Opcode::kPartitionId:
       case Opcode::kReplicaId: {
-        PerDevice v(static_cast<size_t>(n));
-        for (int64_t d = 0; d < n; ++d) v[static_cast<size_t>(d)] = d;
+        const bool replicas = module.replica_count() > 1 && module.num_partitions() == 1;
+        const bool partitions = module.num_partitions() > 1 && module.replica_count() == 1;
+        const bool numbered = instr.opcode == Opcode::kPartitionId ? !replicas : replicas;
+        const bool zero = instr.opcode == Opcode::kPartitionId ? replicas : partitions;
+        if (!numbered && !zero) break;  // replica-id without a header: unknown
+        PerDevice v(static_cast<size_t>(n), 0);
+        for (int64_t d = 0; d < n && numbered; ++d) v[static_cast<size_t>(d)] = d;
         out = v;
         break;
       }

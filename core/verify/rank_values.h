@@ -23,6 +23,11 @@ using PerDevice = std::vector<int64_t>;
 ///   // pid = u32[] partition-id(); t = s32[2] constant({0, 64});
 ///   // o = s32[] reshape(s32[1] dynamic-slice(t, pid), dynamic_slice_sizes={1})
 ///   rank_values(comp, tp=2)[o] == PerDevice{0, 64}
-std::vector<std::optional<PerDevice>> rank_values(const ir::Computation& comp, const Mesh& mesh);
+/// `partition-id` is the device's number unless the header says the devices are replicas
+/// (`replica_count` > 1, one partition: then it is 0); `replica-id` is the device's number only
+/// when the header says so (replicas, one partition), 0 with partitions and one replica, and
+/// unknown otherwise.
+std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
+                                                  const ir::Computation& comp, const Mesh& mesh);
 
 }  // namespace scalify::verify

@@ -330,4 +330,11 @@ ENTRY e {
   REQUIRE(bug.verdict == Verdict::kDivergent);
   CHECK(bug.divergence->dist_node == "s");
   CHECK_THAT(bug.divergence->reason, Catch::Contains("4, 0 by device"));
+
+  // replica-id is 0 on every device of a partitioned program: every rank takes the first half.
+  text.replace(text.find("{4, 0}"), 6, "{0, 4}");
+  text.replace(text.find("partition-id()"), 14, "replica-id()");
+  const auto replica = check(ref, parse(text.c_str()));
+  REQUIRE(replica.verdict == Verdict::kDivergent);
+  CHECK_THAT(replica.divergence->reason, Catch::Contains("0, 0 by device"));
 }
