@@ -6,6 +6,17 @@
 
 namespace scalify::verify::detail {
 
+namespace {
+
+/// The dims a broadcast or iota varies along (its operand's dims; the counting dim): along the
+/// others every position holds the same value.
+ir::DimList varying_dims(const ir::Instruction& instr) {
+  if (const auto* counting = instr.get<int64_t>("iota_dimension")) return {*counting};
+  return instr.dims_attr("dimensions");
+}
+
+}  // namespace
+
 void Checker::lift_instruction(InstrId id) {
   const ir::Computation& comp = dist_.entry();
   const ir::Instruction& instr = comp[id];
@@ -276,9 +287,7 @@ void Checker::lift_replicated_tuple(InstrId id) {
 /// heads each rank holds, an iota of classes beside a batch-sharded label).
 void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
                                    const Fact& rep) {
-  // The dims the value varies along: a broadcast's operand dims, an iota's counting dim.
-  ir::DimList kept = lift.ref_instr.dims_attr("dimensions");
-  if (const auto* counting = lift.ref_instr.get<int64_t>("iota_dimension")) kept = {*counting};
+  const ir::DimList kept = varying_dims(lift.ref_instr);
   for (int64_t k = 0; k < lift.ref_type.rank(); ++k) {
     if (std::find(kept.begin(), kept.end(), k) != kept.end()) continue;
     for (size_t a = 0; a < mesh_.rank(); ++a) {
@@ -304,10 +313,7 @@ void Checker::add_broadcast_shards(InstrId id, const Lift& lift, const std::vect
 void Checker::offer_padded_broadcasts(InstrId user) {
   const ir::Computation& comp = dist_.entry();
   const ir::Instruction& instr = comp[user];
-  const bool elementwise =
-      ir::is_elementwise(instr.opcode) || instr.opcode == ir::Opcode::kSelect ||
-      instr.opcode == ir::Opcode::kCompare || instr.opcode == ir::Opcode::kClamp;
-  if (!elementwise) return;
+  if (!takes_numbers(instr.opcode)) return;
   std::vector<std::pair<size_t, AxisLayout>> padded;
   for (InstrId o : instr.operands) {
     for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
@@ -325,8 +331,7 @@ void Checker::offer_padded_broadcasts(InstrId user) {
       if (facts_[f].layout.is_rep() && facts_[f].apply) rep = f;
     }
     if (!rep) continue;
-    ir::DimList kept = b.dims_attr("dimensions");
-    if (const auto* counting = b.get<int64_t>("iota_dimension")) kept = {*counting};
+    const ir::DimList kept = varying_dims(b);
     std::vector<ClassId> refs;
     for (uint32_t p : facts_[*rep].premises) refs.push_back(facts_[p].ref);
     for (const auto& [axis, part] : padded) {

@@ -12,17 +12,6 @@ namespace {
 
 using ir::Opcode;
 
-std::optional<ReduceOp> all_reduce_op(const ir::Module& module, const ir::Instruction& instr) {
-  if (instr.called.empty()) return std::nullopt;
-  auto name = reducer_name(module, instr.called[0]);
-  if (!name) return std::nullopt;
-  if (*name == "add") return ReduceOp::kSum;
-  if (*name == "maximum") return ReduceOp::kMax;
-  if (*name == "minimum") return ReduceOp::kMin;
-  if (*name == "multiply") return ReduceOp::kProduct;
-  return std::nullopt;
-}
-
 std::string says(const OperandView& v, const Mesh& mesh) {
   return "its operand is " + v.layout.to_string(mesh);
 }
@@ -97,7 +86,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   Layout out = x.layout;
 
   if (reduce) {
-    const auto rop = all_reduce_op(module, instr);
+    const auto rop = reducer_op(module, instr);
     if (!rop) return NoLift{name + " with a reducer that is not one sum, max, min or product"};
     if (axes->empty()) {
       if (x.layout.has_partial()) {
@@ -164,7 +153,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     return l;
   }
   // reduce-scatter
-  const auto rop = all_reduce_op(module, instr);
+  const auto rop = reducer_op(module, instr);
   if (!p.is_partial() || !rop || p.op != *rop) {
     return NoLift{says(x, mesh) + ": " + name + " over " + mesh.name(a) +
                   " needs a partial value it can reduce"};

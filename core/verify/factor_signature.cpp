@@ -41,14 +41,6 @@ FactorSignature elementwise(const ir::Computation& comp, const ir::Instruction& 
   return b.sig;
 }
 
-std::optional<ReduceOp> reduce_op_of(const std::string& reducer) {
-  if (reducer == "add") return ReduceOp::kSum;
-  if (reducer == "maximum") return ReduceOp::kMax;
-  if (reducer == "minimum") return ReduceOp::kMin;
-  if (reducer == "multiply") return ReduceOp::kProduct;
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<FactorSignature> factor_signature(const ir::Module& module,
@@ -103,8 +95,7 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
   switch (op) {
     case Opcode::kCustomCall: {
       const auto* target = instr.get<std::string>("custom_call_target");
-      if (target && (*target == "AwsNeuronTransferWithStaticRing" || *target == "Sharding") &&
-          instr.operands.size() == 1) {
+      if (is_identity_call(instr) && instr.operands.size() == 1) {
         return elementwise(comp, instr);
       }
       if (target && *target == "AwsNeuronGelu" && instr.operands.size() == 1) {
@@ -218,8 +209,7 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       return b.sig;
     }
     case Opcode::kReduce: {
-      auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
-      auto rop = reducer ? reduce_op_of(*reducer) : std::nullopt;
+      const auto rop = reducer_op(module, instr);
       if (!rop || instr.operands.size() != 2)
         return refuse("a reduce that is not one sum, max, min or product");
       const ir::Type& x = operand_type(comp, instr, 0);

@@ -6,6 +6,7 @@
 
 #include "verify/factor_signature.h"
 #include "verify/propagation_internal.h"
+#include "verify/term_bridge.h"
 
 namespace scalify::verify {
 
@@ -222,11 +223,9 @@ std::variant<AxisLayout, NoLift> shard_axis(const ir::Instruction& instr,
   if (factor < 0) return AxisLayout::rep();
   // Every operand that has the factor must be sharded along it, except a broadcast number,
   // which an elementwise op takes as the scalar it is (the same on every rank and position).
-  const bool takes_numbers =
-      ir::is_elementwise(instr.opcode) || instr.opcode == ir::Opcode::kCompare ||
-      instr.opcode == ir::Opcode::kSelect || instr.opcode == ir::Opcode::kClamp;
+  const bool numbers = takes_numbers(instr.opcode);
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (takes_numbers && ops[i].number && ops[i].layout.is_rep()) continue;
+    if (numbers && ops[i].number && ops[i].layout.is_rep()) continue;
     const auto& dims = sig.operand_factors[i];
     const auto at = std::find(dims.begin(), dims.end(), factor);
     if (at == dims.end()) continue;
@@ -455,9 +454,7 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
       instr, l.ref_type, ops, instr.operands.empty() ? nullptr : &comp[instr.operands[0]].type);
   l.rule = "factor:" + instr.opcode_text();
   // Identities keep the operand's term.
-  const auto* target = instr.get<std::string>("custom_call_target");
-  if (instr.opcode == ir::Opcode::kCopy ||
-      (target && (*target == "AwsNeuronTransferWithStaticRing" || *target == "Sharding"))) {
+  if (instr.opcode == ir::Opcode::kCopy || is_identity_call(instr)) {
     l.term = Lift::Term::kOperand;
     l.operand = 0;
   }

@@ -32,11 +32,6 @@ std::optional<double> scalar_value(const ir::Instruction& instr) {
 
 std::vector<int64_t> list(const ir::DimList& l) { return {l.begin(), l.end()}; }
 
-bool takes_numbers(ir::Opcode op) {
-  return ir::is_elementwise(op) || op == ir::Opcode::kCompare || op == ir::Opcode::kSelect ||
-         op == ir::Opcode::kClamp;
-}
-
 /// Attributes that say nothing about the value (placement, scheduling, provenance).
 bool value_neutral(std::string_view key) {
   return key == "sharding" || key == "frontend_attributes" || key == "channel_id" ||
@@ -47,6 +42,28 @@ bool value_neutral(std::string_view key) {
 }
 
 }  // namespace
+
+bool takes_numbers(ir::Opcode op) {
+  return ir::is_elementwise(op) || op == ir::Opcode::kCompare || op == ir::Opcode::kSelect ||
+         op == ir::Opcode::kClamp;
+}
+
+bool is_identity_call(const ir::Instruction& instr) {
+  const auto* target = instr.get<std::string>("custom_call_target");
+  return instr.opcode == ir::Opcode::kCustomCall && target &&
+         (*target == "AwsNeuronTransferWithStaticRing" || *target == "Sharding");
+}
+
+std::optional<ReduceOp> reducer_op(const ir::Module& module, const ir::Instruction& instr) {
+  if (instr.called.empty()) return std::nullopt;
+  const auto name = reducer_name(module, instr.called[0]);
+  if (!name) return std::nullopt;
+  if (*name == "add") return ReduceOp::kSum;
+  if (*name == "maximum") return ReduceOp::kMax;
+  if (*name == "minimum") return ReduceOp::kMin;
+  if (*name == "multiply") return ReduceOp::kProduct;
+  return std::nullopt;
+}
 
 std::optional<std::string> reducer_name(const ir::Module& module, ir::CompId comp) {
   if (comp < 0 || static_cast<size_t>(comp) >= module.computations.size()) return std::nullopt;
@@ -226,8 +243,7 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       if (!target) break;
       // The identity custom calls are their operand (rules neuron-transfer-identity and
       // sharding-identity), so that both programs' terms meet without a rewrite.
-      if ((*target == "AwsNeuronTransferWithStaticRing" || *target == "Sharding") &&
-          kids.size() == 1 && g_.type_of(kids[0]) == tid) {
+      if (is_identity_call(instr) && kids.size() == 1 && g_.type_of(kids[0]) == tid) {
         return done(kids[0]);
       }
       Attrs a{{"custom_call_target", *target}};

@@ -11,6 +11,7 @@
 #include "egraph/egraph.h"
 #include "egraph/vocabulary.h"
 #include "ir/module.h"
+#include "verify/layout.h"
 #include "verify/type_table.h"
 
 namespace scalify::verify {
@@ -66,6 +67,17 @@ class TermBridge {
   std::unordered_map<egraph::ClassId, egraph::ClassId> broadcast_numbers_;
   std::unordered_map<egraph::ClassId, double> numbers_;
 };
+
+/// Elementwise ops (and compare, select, clamp): they take a broadcast scalar constant as the
+/// number it is, on any shape.
+bool takes_numbers(ir::Opcode op);
+
+/// A custom call that returns its one operand (`AwsNeuronTransferWithStaticRing`, `Sharding`).
+bool is_identity_call(const ir::Instruction& instr);
+
+/// How `instr`'s reducer (its first called computation) combines values: `add` is a sum,
+/// `maximum` a max, …; nullopt for anything else.
+std::optional<ReduceOp> reducer_op(const ir::Module& module, const ir::Instruction& instr);
 
 /// The name the rules give a reducer computation: its one binary op (`add`, `maximum`, …) or
 /// `assign` (returns its second parameter); nullopt for anything else.
