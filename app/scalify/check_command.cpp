@@ -1,13 +1,17 @@
 #include "check_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hlo/reader.h"
+#include "store/memo_store.h"
 #include "verify/check.h"
 #include "verify/check_json.h"
 #include "verify/mesh_inference.h"
@@ -89,12 +93,16 @@ void print_text(std::ostream& out, const verify::CheckResult& r, const std::stri
     out << "\nnotes\n";
     for (const auto& n : r.notes) out << "  " << n << '\n';
   }
-  char stats[200];
+  char stats[300];
   std::snprintf(stats, sizeof stats,
-                "\n%.2f s, %zu e-nodes in %zu e-classes, %zu layout facts, %zu iterations (%s)\n",
+                "\n%.2f s, %zu e-nodes in %zu e-classes, %zu layout facts, %zu iterations (%s)",
                 r.stats.seconds, r.stats.enodes, r.stats.eclasses, r.stats.facts,
                 r.stats.iterations, r.stats.stop_reason.c_str());
   out << stats;
+  if (r.stats.parts > 1) {
+    out << ", " << r.stats.parts << " parts, " << r.stats.memo_hits << " from the memo";
+  }
+  out << '\n';
 }
 
 bool parse_number(std::string_view s, double& v) {
@@ -108,7 +116,10 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   bool as_json = false;
   std::vector<std::string> files;
   verify::CheckRequest request;
+  request.threads = std::max(1u, std::thread::hardware_concurrency());
   std::optional<std::string> spec_path;
+  bool use_cache = true;
+  std::string cache_path = store::default_cache_path();
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     auto value = [&](std::string_view name) -> std::optional<std::string_view> {
@@ -127,7 +138,11 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
           << "  --strict            unmatched parameters or outputs fail the check\n"
           << "  --explain           list the rewrites behind every proven goal (slower)\n"
           << "  --budget-seconds S  stop saturating after S seconds (default 30)\n"
-          << "  -j N                threads (accepted; one part is checked on one thread)\n"
+          << "  -j N                parts checked at once (default: every core)\n"
+          << "  --cache FILE        the SQLite cache of part results (default\n"
+          << "                      $XDG_CACHE_HOME/scalify/memo.sqlite or ~/.cache/scalify/…)\n"
+          << "  --no-cache          neither read nor write the cache\n"
+          << "  --whole             check the whole program at once, not layer by layer\n"
           << "\nexit codes: 0 equivalent, 1 divergent, 2 bad input or usage, 3 inconclusive\n";
       return 0;
     } else if (arg == "--json") {
@@ -155,8 +170,17 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
     } else if (arg == "-j") {
       auto v = value(arg);
       double n = 0;
-      if (!v || !parse_number(*v, n)) return usage_error(err, "-j needs a positive number");
+      if (!v || !parse_number(*v, n) || n != static_cast<double>(static_cast<size_t>(n)))
+        return usage_error(err, "-j needs a positive whole number");
+      request.threads = static_cast<size_t>(n);
     } else if (arg == "--no-cache") {
+      use_cache = false;
+    } else if (arg == "--cache") {
+      auto v = value(arg);
+      if (!v || v->empty()) return usage_error(err, "--cache needs a file");
+      cache_path = std::string(*v);
+    } else if (arg == "--whole") {
+      request.by_layers = false;
     } else if (arg.size() > 1 && arg.front() == '-') {
       return usage_error(err, "unknown option '" + std::string(arg) + "'");
     } else {
@@ -197,6 +221,20 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
     request.spec = &*spec;
   }
   request.dist_file = files[1];
+  // The cache only makes a check faster: when it cannot be used, say so and check without it.
+  std::unique_ptr<store::MemoStore> cache;
+  if (use_cache && !cache_path.empty()) {
+    auto opened = store::MemoStore::open(cache_path);
+    if (!opened) {
+      err << "scalify: warning: " << opened.error().message << " (" << cache_path
+          << "); checking without the cache\n";
+    } else {
+      cache = std::move(*opened);
+      if (!cache->note().empty()) err << "scalify: warning: " << cache->note() << '\n';
+    }
+  }
+  verify::PartMemo memo(cache.get());
+  request.memo = &memo;
   auto result = verify::check(*ref, *dist, request);
   if (!result) {
     err << result.error().format();

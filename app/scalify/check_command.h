@@ -11,7 +11,7 @@ namespace scalify::cli {
 
 inline constexpr std::string_view kCheckUsage =
     "check REF DIST [--json] [--spec SPEC.json] [--mesh tp=8] [--strict] [--explain] "
-    "[--budget-seconds S] [-j N]";
+    "[--budget-seconds S] [-j N] [--cache DB.sqlite | --no-cache] [--whole]";
 inline constexpr std::string_view kCheckHelp =
     "prove DIST computes REF, or show the first divergent node";
 

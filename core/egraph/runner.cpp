@@ -182,8 +182,10 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         const size_t changes = rules[r].apply(context, row);
         for (size_t k = before; k < conflicts.size(); ++k) {
           const Conflict& c = conflicts[k];
-          const bool ill_typed = options.ill_typed &&
-                                 (c.type_a == *options.ill_typed || c.type_b == *options.ill_typed);
+          auto either = [&c](const std::optional<TypeId>& t) {
+            return t && c.constant_a == kNoConstant && (c.type_a == *t || c.type_b == *t);
+          };
+          const bool ill_typed = either(options.ill_typed) || either(options.shapeless);
           if (ill_typed) {
             ++report.ill_typed_instances;
           } else {

@@ -94,6 +94,10 @@ struct RunOptions {
   /// refused and counted as an ill-typed instance, not reported as an unsound rule, and
   /// saturation goes on.
   std::optional<TypeId> ill_typed;
+  /// The type of values that stand for any shape (scalar numbers, splats): a rule instance that
+  /// merges such a class with an array class is refused the same way, since it only restates
+  /// a splat at one shape (`x * broadcast(c)` as `x * c` where x is itself a number).
+  std::optional<TypeId> shapeless;
   /// Stops the run (StopReason::kGoal) as soon as it returns true on the clean e-graph,
   /// checked before every iteration: a checker that needs certain equalities, not saturation.
   std::function<bool(const EGraph&)> goal;

@@ -120,6 +120,7 @@ class Inference {
     read_annotations();
     align();
     for (size_t d = 0; d < dp_.size(); ++d) fill(d);
+    add_reshaped();
     report_unmatched();
     return std::move(out_);
   }
@@ -317,8 +318,13 @@ class Inference {
     for (const BijectionCandidate& c : list) {
       if (c.ref == rp_[r] && c.layout == layout && c.permutation == perm) return;
     }
-    list.push_back(
-        {rp_[r], std::move(layout), std::move(perm), source, std::move(why), std::move(contract)});
+    list.push_back({rp_[r],
+                    std::move(layout),
+                    std::move(perm),
+                    source,
+                    std::move(why),
+                    std::move(contract),
+                    {}});
   }
 
   /// The candidates of pair (d, r): the layouts, then (if `extras`) partial sums and
@@ -373,7 +379,8 @@ class Inference {
                                {},
                                BijectionCandidate::Source::kSpec,
                                "the spec says it has no reference counterpart",
-                               ""});
+                               "",
+                               {}});
       out_.unmatched_dist.push_back(
           {dp_[d], pc.number, dinstr(d).name,
            "the spec (" + spec_->file + ":" + std::to_string(sp->pos.line) + ":" +
@@ -417,6 +424,60 @@ class Inference {
           continue;
         }
         add_pair(d, r, how + " (an alternative to the alignment)", false);
+      }
+    }
+  }
+
+  /// An input the programs flatten differently (images [32,784] in one, [16,1,28,28] in the
+  /// other): a dist parameter left without candidates relates to a free ref parameter of its
+  /// element type and another rank by shard(k) of the ref reshaped to the dist dims with dim k
+  /// multiplied by an axis size, when that block is the major part of one ref dim (so that a
+  /// shard of the reshape is a contiguous block of ref rows, as a data loader splits a batch).
+  void add_reshaped() {
+    if (spec_) return;  // the spec's word is final
+    std::vector<bool> used(rp_.size(), false);
+    for (size_t d = 0; d < dp_.size(); ++d) {
+      for (const BijectionCandidate& c : out_.parameters[d].candidates) {
+        if (c.ref) used[rindex(*c.ref)] = true;
+      }
+    }
+    for (size_t d = 0; d < dp_.size(); ++d) {
+      if (!out_.parameters[d].candidates.empty()) continue;
+      const ir::Type& dt = dinstr(d).type;
+      if (!dt.is_array() || dt.rank() == 0) continue;
+      for (size_t r = 0; r < rp_.size(); ++r) {
+        const ir::Type& rt = rinstr(r).type;
+        if (used[r] || !rt.is_array() || rt.dtype() != dt.dtype() || rt.rank() == dt.rank()) {
+          continue;
+        }
+        // The prefix products of the ref dims: where a ref dim starts in row-major order.
+        std::vector<int64_t> starts{1};
+        for (int64_t n : rt.dims()) starts.push_back(starts.back() * n);
+        for (size_t a = 0; a < mesh_.rank(); ++a) {
+          int64_t before = 1;
+          for (int32_t k = 0; k < static_cast<int32_t>(dt.rank()); before *= dt.dim(k), ++k) {
+            std::vector<int64_t> dims = dt.dims();
+            dims[static_cast<size_t>(k)] *= mesh_.size(a);
+            int64_t total = 1;
+            for (int64_t n : dims) total *= n;
+            const auto at = std::find(starts.begin(), starts.end() - 1, before);
+            if (total != rt.element_count() || at == starts.end() - 1) continue;
+            const int64_t ref_dim = rt.dim(at - starts.begin());
+            if (ref_dim % dims[static_cast<size_t>(k)] != 0) continue;
+            BijectionCandidate c{rp_[r],
+                                 Layout::on(mesh_, a, AxisLayout::shard(k)),
+                                 {},
+                                 BijectionCandidate::Source::kShape,
+                                 "a reference parameter no other takes, of element type " +
+                                     std::string(ir::dtype_name(dt.dtype())) + " with " +
+                                     std::to_string(mesh_.size(a)) + "x its elements, read as " +
+                                     type_text(ir::Type::array(dt.dtype(), dims)) +
+                                     " (a reshape of " + type_text(rt) + ")",
+                                 "",
+                                 dims};
+            out_.parameters[d].candidates.push_back(std::move(c));
+          }
+        }
       }
     }
   }

@@ -44,6 +44,9 @@ struct BijectionCandidate {
   /// "p16.30 must be held by one rank of tp only (the others hold zeros)". The checker states
   /// it as an assumption when its proof rests on this candidate.
   std::string contract;
+  /// Empty: none. Else the distributed value relates by `layout` to reshape(ref, these dims):
+  /// the two programs feed the same input flattened differently.
+  std::vector<int64_t> reshape;
 };
 
 /// The candidates for one distributed ENTRY parameter.

@@ -11,7 +11,9 @@
 #include "support/expected.h"
 #include "verify/check_result.h"
 #include "verify/checker.h"
+#include "verify/layered_check.h"
 #include "verify/mesh.h"
+#include "verify/part_memo.h"
 
 namespace scalify::verify {
 
@@ -23,6 +25,12 @@ struct CheckRequest {
   CheckOptions options;
   std::string dist_file = "<dist>";  ///< labels diagnostics
   size_t max_attempts = 24;          ///< bijections tried before giving up
+  /// Check layer by layer when both programs name the same layers (verify/layered_check.h).
+  bool by_layers = true;
+  size_t threads = 1;                         ///< -j: parts checked at once
+  PartMemo* memo = nullptr;                   ///< shared across calls (and runs, with a store)
+  CheckProgress* progress = nullptr;          ///< parts done, for a progress bar
+  const std::atomic<bool>* cancel = nullptr;  ///< stops a layered check between parts
 };
 
 /// Checks that `dist` computes `ref`. Errors (a bad spec, a mesh that contradicts the program)

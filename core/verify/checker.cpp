@@ -87,6 +87,7 @@ bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
   fact.element = element;
   facts_.push_back(std::move(fact));
   list.push_back(static_cast<uint32_t>(facts_.size() - 1));
+  offer_balanced_share(id, static_cast<uint32_t>(facts_.size() - 1));
   return true;
 }
 
@@ -103,6 +104,9 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
     Fact f;
     f.layout = b.layout;
     f.ref = *rv[0];
+    if (!b.reshape.empty()) {
+      f.ref = bridge_.reshape(f.ref, ir::Type::array(r[*b.ref].type.dtype(), b.reshape));
+    }
     f.rule = b.assumption ? "assumption" : "bijection";
     add_fact(b.dist, 0, std::move(f));
     BijectionEntry e{
@@ -141,6 +145,7 @@ void Checker::saturate() {
   run.limits.seconds = options_.budget_seconds;
   run.scheduling.backoff = true;
   run.ill_typed = TypeTable::kUntyped;
+  run.shapeless = TypeTable::kNumber;
   // Stop as soon as every goal holds: saturating further proves nothing the check needs.
   run.goal = [this](const egraph::EGraph& g) { return all_goals_hold(g); };
   g_.rebuild();  // matching reads the node lists, which rebuild() refreshes
@@ -173,12 +178,47 @@ bool Checker::all_goals_hold(const egraph::EGraph& g) const {
     const std::optional<Layout>* want = required_layout(i);
     bool held = false;
     for (uint32_t f : dist_out[*e]) {
-      held = held || (g.find(facts_[f].ref) == g.find(*ref_out[i]) &&
-                      (!want || !*want || facts_[f].layout == **want));
+      const std::optional<Layout> proven = goal_layout(g, f, i);
+      held = held || (proven && (!want || !*want || *proven == **want));
     }
     if (!held) return false;
   }
   return true;
+}
+
+/// Outputs may be returned as partial means (a data-parallel loss, each rank's mean over its
+/// batch shard): partial(sum) of n × X, n the axis size, is partial(mean) of X. The terms n × X
+/// are added before saturation so that rewriting can meet them.
+void Checker::add_mean_goals() {
+  const ir::Computation& r = ref_.entry();
+  const auto& ref_out = ref_values_[static_cast<size_t>(r.root)];
+  mean_goals_.assign(ref_out.size(), {});
+  for (size_t i = 0; i < ref_out.size(); ++i) {
+    const auto t = ref_out[i] ? types_.type(g_.type_of(*ref_out[i])) : std::nullopt;
+    if (!t || !t->is_array() || !ir::is_float(t->dtype())) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      if (mesh_.size(a) == 1) continue;
+      mean_goals_[i].push_back(bridge_.scale(*ref_out[i], static_cast<double>(mesh_.size(a))));
+    }
+  }
+}
+
+std::optional<Layout> Checker::goal_layout(const egraph::EGraph& g, uint32_t f, size_t i) const {
+  const auto& ref_out = ref_values_[static_cast<size_t>(ref_.entry().root)];
+  if (i >= ref_out.size() || !ref_out[i]) return std::nullopt;
+  const Fact& fact = facts_[f];
+  if (g.find(fact.ref) == g.find(*ref_out[i])) return fact.layout;
+  if (i >= mean_goals_.size() || mean_goals_[i].empty()) return std::nullopt;  // not a float
+  size_t k = 0;
+  for (size_t a = 0; a < mesh_.rank(); ++a) {
+    if (mesh_.size(a) == 1) continue;
+    const ClassId scaled = mean_goals_[i][k++];
+    const AxisLayout sum = AxisLayout::partial(ReduceOp::kSum);
+    if (fact.layout == Layout::on(mesh_, a, sum) && g.find(fact.ref) == g.find(scaled)) {
+      return Layout::on(mesh_, a, AxisLayout::partial(ReduceOp::kMean));
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<size_t> Checker::dist_element(size_t ref_index) const {
@@ -230,10 +270,10 @@ void Checker::decide_goals() {
       goal.why_not = "the distributed output has no layout";
     } else {
       for (uint32_t f : dist_out[*e]) {
-        if (g_.find(facts_[f].ref) != g_.find(*ref_out[i])) continue;
-        if (want && *want && facts_[f].layout != **want) continue;
+        const std::optional<Layout> proven = goal_layout(g_, f, i);
+        if (!proven || (want && *want && *proven != **want)) continue;
         goal.proven = true;
-        goal.layout = facts_[f].layout;
+        goal.layout = *proven;
         goal.proof = proof_of(f);
         goal.proof.push_back(rewrites_between(facts_[f].ref, *ref_out[i], goal.ref));
         if (goal.layout->has_partial()) {
@@ -283,6 +323,9 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
       result_.unmatched_dist_parameters.push_back(dist_.entry()[b.dist].name);
   }
   propagate();
+  merge_reference_guards();
+  add_mean_goals();
+  add_scaled_reference();
   // A refused node that leaves an output without any layout decides the verdict: rewriting
   // cannot give that output a layout, so saturation would only cost time.
   if (!(first_refusal_ && some_output_unlifted())) saturate();

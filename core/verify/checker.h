@@ -18,6 +18,9 @@ struct ParamBinding {
   ir::InstrId dist = -1;
   std::optional<ir::InstrId> ref;  ///< none: no counterpart
   Layout layout;
+  /// Non-empty: the parameter relates by `layout` to the reference parameter reshaped to these
+  /// dims (an input the two programs flatten differently, e.g. images [32,784] and [16,1,28,28]).
+  std::vector<int64_t> reshape;
   std::string why;
   bool assumption = false;  ///< a contract the user must confirm (e.g. partial(sum) inputs)
 };
@@ -38,6 +41,11 @@ struct CheckOptions {
   /// Keep the e-graph's explanations, so that every proven goal lists the rewrites that make
   /// its reference side equal (about ten times slower).
   bool explain = false;
+  /// Assume that a scalar partial sum (a count or a sum of losses over a batch shard) is the
+  /// same on every rank, and not 0: each rank then holds 1/n of the reference value, so a
+  /// non-linear op may use it (a data-parallel mean over equal shards). Stated when it is on;
+  /// check() turns it on only when the plain check fails and this one proves.
+  bool balanced_partials = false;
 };
 
 /// Decides whether `dist` computes `ref` on `mesh` under the parameter bindings (one per

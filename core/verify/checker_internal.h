@@ -72,8 +72,18 @@ class Checker {
   void saturate();
   void decide_goals();
   bool all_goals_hold(const egraph::EGraph& g) const;
+  void add_mean_goals();
+  /// The layout by which fact f proves goal i (its own, or partial(mean)), if it does.
+  std::optional<Layout> goal_layout(const egraph::EGraph& g, uint32_t f, size_t i) const;
   bool some_output_unlifted() const;
   void localise_by_value();
+  // The balanced-partials assumption (checker_balanced.cpp).
+  void find_divisors();
+  void offer_balanced_share(InstrId id, uint32_t fact);
+  bool lift_nonzero_guard(InstrId id);
+  void merge_reference_guards();
+  void add_scaled_reference();
+  std::vector<InstrId> reference_guards(ClassId total, std::optional<double> fallback) const;
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
@@ -110,6 +120,22 @@ class Checker {
     if (!slot) slot = {id, why.reason};
   }
   std::vector<std::string> unsupported_;
+  /// A scalar partial sum assumed the same on every rank: `share` is total / n.
+  struct Balanced {
+    InstrId dist = -1;
+    ClassId total = 0, share = 0;
+    uint32_t share_fact = 0;
+    size_t axis = 0;
+    bool guarded = false;             ///< a `select(x != 0, x, c)` of it was taken as x
+    std::vector<InstrId> ref_guards;  ///< the reference's guards of the total, alike
+  };
+  std::vector<Balanced> balanced_;
+  /// Per goal, per mesh axis of size > 1: the reference output times the axis size.
+  std::vector<std::vector<ClassId>> mean_goals_;
+  std::vector<bool> divisors_;
+  /// With balanced partials: every reference value times n and 1/n (n an axis size), the
+  /// values a distributed node may hold under the assumption before a scale brings it back.
+  std::vector<ClassId> scaled_reference_;  ///< per distributed instruction: a divide divides by it
   CheckResult result_;
   egraph::RunReport report_;
 };

@@ -55,12 +55,15 @@ void Checker::lift_instruction(InstrId id) {
   // (rank_values), not related to the reference.
   if (rank_values_[static_cast<size_t>(id)]) return;
   if (instr.opcode == ir::Opcode::kDynamicSlice && lift_slice_by_rank(id)) return;
-  bool all_known = true;
-  for (InstrId o : instr.operands) {
+  // Known operands: all of them, or (a tuple collective, element by element) at least one.
+  auto known = [&](InstrId o) {
     const auto& in = facts_of_[static_cast<size_t>(o)];
-    if (in.size() != 1 || in[0].empty()) all_known = false;
-  }
-  if (!all_known) return;
+    return in.size() == 1 && !in[0].empty();
+  };
+  const size_t known_count =
+      static_cast<size_t>(std::count_if(instr.operands.begin(), instr.operands.end(), known));
+  if (known_count < (elementwise_tuple ? size_t{1} : instr.operands.size())) return;
+  if (lift_nonzero_guard(id)) return;
   offer_padded_broadcasts(id);
   if (instr.type.is_tuple() && !elementwise_tuple) {
     lift_replicated_tuple(id);
@@ -73,6 +76,7 @@ void Checker::lift_instruction(InstrId id) {
     ir::Instruction one = instr;
     std::vector<InstrId> operand_ids = instr.operands;
     if (elementwise_tuple) {
+      if (!known(instr.operands[e])) continue;
       one.type = instr.type.elements()[e];
       operand_ids = {instr.operands[e]};
     }
@@ -359,6 +363,7 @@ void Checker::offer_padded_broadcasts(InstrId user) {
 void Checker::propagate() {
   const ir::Computation& comp = dist_.entry();
   rank_values_ = rank_values(dist_, comp, mesh_);
+  if (options_.balanced_partials) find_divisors();
   auto order = comp.topological_order();
   if (!order) return;
   for (InstrId id : *order) lift_instruction(id);

@@ -12,27 +12,10 @@ using egraph::ClassId;
 
 namespace {
 
-/// A scalar constant's value, if its literal is a plain number.
-std::optional<double> scalar_value(const ir::Instruction& instr) {
-  if (instr.opcode != ir::Opcode::kConstant || !instr.type.is_array() || instr.type.rank() != 0 ||
-      instr.type.dtype() == ir::DType::kPred || ir::is_complex(instr.type.dtype())) {
-    return std::nullopt;
-  }
-  std::string_view t = instr.literal;
-  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  if (t == "inf") return std::numeric_limits<double>::infinity();
-  if (t == "-inf") return -std::numeric_limits<double>::infinity();
-  if (t == "nan" || t == "-nan") return std::nullopt;
-  double v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
-  return v;
-}
-
 std::vector<int64_t> list(const ir::DimList& l) { return {l.begin(), l.end()}; }
 
-/// Attributes that say nothing about the value (placement, scheduling, provenance).
+}  // namespace
+
 bool value_neutral(std::string_view key) {
   return key == "sharding" || key == "frontend_attributes" || key == "channel_id" ||
          key == "api_version" || key == "metadata" || key == "statistics_viz" ||
@@ -40,8 +23,6 @@ bool value_neutral(std::string_view key) {
          key == "operand_layout_constraints" || key == "custom_call_has_side_effect" ||
          key == "origin";
 }
-
-}  // namespace
 
 bool takes_numbers(ir::Opcode op) {
   return ir::is_elementwise(op) || op == ir::Opcode::kCompare || op == ir::Opcode::kSelect ||
@@ -120,6 +101,40 @@ ClassId TermBridge::get_tuple_element(ClassId t, int64_t i, const ir::Type& type
   return add("get-tuple-element", {{"index", i}}, kids, types_.intern(type));
 }
 
+std::optional<double> scalar_value(const ir::Instruction& instr) {
+  if (instr.opcode != ir::Opcode::kConstant || !instr.type.is_array() || instr.type.rank() != 0 ||
+      instr.type.dtype() == ir::DType::kPred || ir::is_complex(instr.type.dtype())) {
+    return std::nullopt;
+  }
+  std::string_view t = instr.literal;
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  if (t == "inf") return std::numeric_limits<double>::infinity();
+  if (t == "-inf") return -std::numeric_limits<double>::infinity();
+  if (t == "nan" || t == "-nan") return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+ClassId TermBridge::number(double v) {
+  const ClassId c =
+      g_.add_node({vocab_.constant_symbol(), vocab_.constant_payload(v), {}}, TypeTable::kNumber);
+  numbers_.emplace(c, v);
+  return c;
+}
+
+ClassId TermBridge::scale(ClassId x, double v) {
+  const ClassId kids[] = {x, number(v)};
+  return add("multiply", {}, kids, g_.type_of(x));
+}
+
+ClassId TermBridge::reshape(ClassId x, const ir::Type& type) {
+  const ClassId kids[] = {x};
+  return add("reshape", {{"shape", type.dims()}}, kids, types_.intern(type));
+}
+
 ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
   return add("concatenate", {{"dimensions", std::vector<int64_t>{dim}}}, parts,
              types_.intern(type));
@@ -138,12 +153,7 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
   const std::string name(instr.opcode_text());
   auto done = [](ClassId id) { return Encoded{id, {}}; };
 
-  if (auto v = scalar_value(instr)) {
-    const ClassId c = g_.add_node({vocab_.constant_symbol(), vocab_.constant_payload(*v), {}},
-                                  TypeTable::kNumber);
-    numbers_.emplace(c, *v);
-    return done(c);
-  }
+  if (auto v = scalar_value(instr)) return done(number(*v));
   // Elementwise ops (and select, clamp) are written without attributes: their type follows
   // from the operands (rules/README.md, "Tensor rules").
   if (ir::is_elementwise(op) || op == Opcode::kSelect || op == Opcode::kClamp) {

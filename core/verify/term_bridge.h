@@ -49,6 +49,14 @@ class TermBridge {
   egraph::ClassId concatenate(std::span<const egraph::ClassId> parts, int64_t dim,
                               const ir::Type& type);
 
+  /// The number `v` (a scalar constant, standing for a splat of any shape).
+  egraph::ClassId number(double v);
+  /// `(multiply x v)`: x scaled by the number v, of x's type.
+  egraph::ClassId scale(egraph::ClassId x, double v);
+
+  /// `(reshape x :shape dims)` of type `type` (whose dims are the shape).
+  egraph::ClassId reshape(egraph::ClassId x, const ir::Type& type);
+
   /// `(get-tuple-element t :index i)` of type `type`.
   egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);
 
@@ -71,6 +79,12 @@ class TermBridge {
 /// Elementwise ops (and compare, select, clamp): they take a broadcast scalar constant as the
 /// number it is, on any shape.
 bool takes_numbers(ir::Opcode op);
+
+/// Attributes that say nothing about the value (placement, scheduling, provenance).
+bool value_neutral(std::string_view key);
+
+/// A scalar constant's value, if its literal is a plain number (not pred, complex or nan).
+std::optional<double> scalar_value(const ir::Instruction& instr);
 
 /// A custom call that returns its one operand (`AwsNeuronTransferWithStaticRing`, `Sharding`).
 bool is_identity_call(const ir::Instruction& instr);

@@ -7,6 +7,7 @@
 #include "hlo/reader.h"
 #include "support/hlo_mutations.h"
 #include "support/json.h"
+#include "support/layered_example.h"
 #include "support/two_axis_example.h"
 #include "test_support.h"
 
@@ -165,4 +166,31 @@ TEST_CASE("check --spec output layouts are goals: the right value in another lay
   auto nv = parse(n.out);
   CHECK(nv["unmatched"]["ref_outputs"].as_array().size() == 1);
   CHECK(nv["goals"].as_array().size() == 2);
+}
+
+TEST_CASE("check by layers: parts and memo hits, the cache reused across runs", "[app][check]") {
+  scalify::test::TempDir dir;
+  const std::string ref = dir.write("ref.hlo", scalify::test::layered_hlo({5}, 1));
+  const std::string dist = dir.write("dist.hlo", scalify::test::layered_hlo({5}, 2));
+  const std::string cache = dir.path() + "/memo.sqlite";
+  const std::string args = "check -j 2 --cache " + cache + " " + ref + " " + dist;
+  auto first = run_cli(args);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.out, Catch::Contains("5 parts"));
+  auto second = run_cli(args + " --json");
+  REQUIRE(second.exit_code == 0);
+  auto v = parse(second.out);
+  CHECK(v["stats"]["parts"].as_int() == 5);
+  CHECK(v["stats"]["memo_hits"].as_int() == 5);  // all from the cache file
+  // A damaged cache is moved aside with a warning; the check goes on.
+  dir.write("bad.sqlite", "not a database");
+  auto damaged = run_cli("check --cache " + dir.path() + "/bad.sqlite " + ref + " " + dist);
+  CHECK(damaged.exit_code == 0);
+  CHECK_THAT(damaged.err, Catch::Contains("moved to"));
+  // --no-cache and --whole.
+  auto whole = run_cli("check --no-cache --whole --json " + ref + " " + dist);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(parse(whole.out)["stats"]["parts"].as_int() == 1);
+  CHECK(run_cli("check -j 0 " + ref + " " + dist).exit_code == 2);
+  CHECK(run_cli("check --cache").exit_code == 2);
 }

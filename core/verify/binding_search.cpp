@@ -1,0 +1,212 @@
+#include "verify/binding_search.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <unordered_set>
+
+namespace scalify::verify {
+
+namespace {
+
+/// The distributed parameters `node` depends on, nearest first (breadth-first upstream).
+std::vector<ir::InstrId> parameters_upstream(const ir::Computation& comp, ir::InstrId node) {
+  std::vector<ir::InstrId> out, queue{node};
+  std::unordered_set<ir::InstrId> seen{node};
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const ir::InstrId id = queue[i];
+    if (comp[id].opcode == ir::Opcode::kParameter) out.push_back(id);
+    for (ir::InstrId o : comp[id].operands) {
+      if (seen.insert(o).second) queue.push_back(o);
+    }
+  }
+  return out;
+}
+
+/// How far a check got: goals proven first, then every node lifted (a divergence by value
+/// rather than a node without layout), then how late in topological order it diverged.
+std::tuple<size_t, bool, size_t> progress(const CheckResult& r,
+                                          const std::vector<ir::InstrId>& order,
+                                          const ir::Computation& comp) {
+  size_t proven = 0;
+  for (const Goal& g : r.goals) proven += g.proven ? 1 : 0;
+  size_t at = order.size();
+  if (r.divergence) {
+    if (auto id = comp.find(r.divergence->dist_node)) {
+      at = static_cast<size_t>(std::find(order.begin(), order.end(), *id) - order.begin());
+    }
+  }
+  return {proven, !r.divergence || r.divergence->by_value, at};
+}
+
+ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
+  ParamBinding b;
+  b.dist = p.dist;
+  const BijectionCandidate& c = p.candidates[choice];
+  b.ref = c.ref;
+  b.layout = c.layout;
+  b.reshape = c.reshape;
+  b.why = c.why;
+  if (!c.contract.empty()) {
+    b.assumption = true;
+    b.why = c.contract;
+  }
+  return b;
+}
+
+}  // namespace
+
+/// A padded shard is right as it is when its padding never reaches a value; when it is summed
+/// over, it must hold zeros (LLaMA's 4 heads over 8 ranks), which only the loader can promise:
+/// a contract candidate right after the plain one.
+void add_zero_padding_contracts(BijectionCandidates& candidates, const ir::Module& dist,
+                                const Mesh& mesh) {
+  for (ParameterCandidates& p : candidates.parameters) {
+    std::vector<BijectionCandidate> out;
+    for (const BijectionCandidate& c : p.candidates) {
+      out.push_back(c);
+      bool padded = false;
+      BijectionCandidate zeros = c;
+      for (AxisLayout& a : zeros.layout.axes) {
+        if (a.is_shard() && a.full >= 0 && !a.zero_pad) {
+          a.zero_pad = true;
+          padded = true;
+        }
+      }
+      if (!padded || c.source == BijectionCandidate::Source::kSpec) continue;
+      zeros.source = BijectionCandidate::Source::kContract;
+      zeros.contract = "the padding of '" + dist.entry()[p.dist].name + "' (" +
+                       zeros.layout.to_string(mesh) + ") must hold zeros: it is summed over";
+      out.push_back(std::move(zeros));
+    }
+    p.candidates = std::move(out);
+  }
+}
+
+Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+                         const BijectionCandidates& candidates,
+                         const std::vector<OutputBinding>& output_bindings,
+                         const CheckOptions& options, size_t max_attempts) {
+  // Start from every parameter's best candidate; permuted layouts are not lifted yet.
+  std::vector<size_t> choice(candidates.parameters.size(), 0);
+  auto usable = [&](size_t p, size_t c) {
+    const auto& cs = candidates.parameters[p].candidates;
+    return c < cs.size() && cs[c].permutation.empty();
+  };
+  for (size_t p = 0; p < choice.size(); ++p) {
+    while (choice[p] < candidates.parameters[p].candidates.size() && !usable(p, choice[p]))
+      ++choice[p];
+  }
+  auto bindings_for = [&](const std::vector<size_t>& pick) {
+    std::vector<ParamBinding> bindings;
+    for (size_t p = 0; p < candidates.parameters.size(); ++p) {
+      const ParameterCandidates& pc = candidates.parameters[p];
+      if (usable(p, pick[p])) {
+        bindings.push_back(binding_of(pc, pick[p]));
+      } else {
+        ParamBinding none;
+        none.dist = pc.dist;
+        none.why = "no candidate";
+        bindings.push_back(none);
+      }
+    }
+    return bindings;
+  };
+  const ir::Computation& comp = dist.entry();
+  const std::vector<ir::InstrId> order =
+      comp.topological_order().value_or(std::vector<ir::InstrId>{});
+  CheckResult best = check_under(ref, dist, mesh, bindings_for(choice), options, output_bindings);
+  std::vector<std::string> tried;
+  // A divergence may only mean that a parameter's layout is another of its candidates (a
+  // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
+  // keeping a change only when the check gets further.
+  size_t attempts = 1;
+  // The next usable candidate of parameter index p after `from`, or nullopt.
+  auto next_of = [&](size_t p, size_t from) -> std::optional<size_t> {
+    size_t next = from + 1;
+    while (next < candidates.parameters[p].candidates.size() && !usable(p, next)) ++next;
+    if (next >= candidates.parameters[p].candidates.size()) return std::nullopt;
+    return next;
+  };
+  // Runs `trial`; it is better than the best so far when it proves, or gets further while
+  // still finding a divergence. An inconclusive trial (it ran into what the checker does not
+  // model) never replaces a divergence: that would trade a finding for silence.
+  struct Trial {
+    std::vector<size_t> choice;
+    std::vector<size_t> changed;
+    CheckResult result;
+  };
+  auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
+    ++attempts;
+    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), options, output_bindings);
+    return Trial{std::move(trial), std::move(changed), std::move(r)};
+  };
+  auto better = [&](const CheckResult& r, const CheckResult& than) {
+    if (than.verdict == Verdict::kEquivalent) return false;
+    return r.verdict == Verdict::kEquivalent ||
+           (r.verdict == Verdict::kDivergent &&
+            progress(r, order, comp) > progress(than, order, comp));
+  };
+  auto adopt = [&](Trial& t) {
+    for (size_t p : t.changed) {
+      tried.push_back(comp[candidates.parameters[p].dist].name + " as " +
+                      candidates.parameters[p].candidates[t.choice[p]].layout.to_string(mesh));
+    }
+    choice = std::move(t.choice);
+    best = std::move(t.result);
+  };
+  bool improved = true;
+  while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
+         attempts < max_attempts) {
+    improved = false;
+    auto node = comp.find(best.divergence->dist_node);
+    if (!node) break;
+    // The parameters the divergent node depends on, nearest first, that have another candidate.
+    std::vector<size_t> movable;
+    for (ir::InstrId param : parameters_upstream(comp, *node)) {
+      size_t p = 0;
+      while (p < candidates.parameters.size() && candidates.parameters[p].dist != param) ++p;
+      if (p < candidates.parameters.size() && next_of(p, choice[p])) movable.push_back(p);
+    }
+    // Every single change, keeping the one that gets furthest (a proof ends the search); then,
+    // if none helps, two of the nearest together (two operands whose shards only line up when
+    // both move to another axis of the same size).
+    std::optional<Trial> pick;
+    for (size_t i = 0; i < movable.size() && attempts < max_attempts; ++i) {
+      std::vector<size_t> trial = choice;
+      trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
+      Trial t = run_trial(std::move(trial), {movable[i]});
+      if (better(t.result, pick ? pick->result : best)) pick = std::move(t);
+      if (pick && pick->result.verdict == Verdict::kEquivalent) break;
+    }
+    constexpr size_t kNearest = 4;
+    for (size_t i = 0; !pick && i < movable.size() && i < kNearest; ++i) {
+      for (size_t j = i + 1; !pick && j < movable.size() && j < kNearest; ++j) {
+        if (attempts >= max_attempts) break;
+        std::vector<size_t> trial = choice;
+        trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
+        trial[movable[j]] = *next_of(movable[j], choice[movable[j]]);
+        Trial t = run_trial(std::move(trial), {movable[i], movable[j]});
+        if (better(t.result, best)) pick = std::move(t);
+      }
+    }
+    if (pick) {
+      adopt(*pick);
+      improved = true;
+    }
+  }
+  // A mean over batch shards is right only if every rank counts as many items: an assumption
+  // adopted only when it is what proves, or what finds a later divergence.
+  if (best.verdict == Verdict::kDivergent && attempts < max_attempts) {
+    CheckOptions balanced = options;
+    balanced.balanced_partials = true;
+    CheckResult r = check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings);
+    ++attempts;
+    // Kept when it proves, or when it gets further: a divergence found under the assumption
+    // is nearer the real one (the assumption is then listed with it).
+    if (better(r, best)) best = std::move(r);
+  }
+  return {std::move(best), std::move(tried)};
+}
+
+}  // namespace scalify::verify

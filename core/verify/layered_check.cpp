@@ -1,0 +1,342 @@
+#include "verify/layered_check.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "rules/bundled_rules.h"
+#include "support/thread_pool.h"
+#include "verify/bijection.h"
+#include "verify/binding_search.h"
+#include "verify/fingerprint.h"
+#include "verify/output_alignment.h"
+#include "verify/partition.h"
+
+namespace scalify::verify {
+
+namespace {
+
+/// Bumped whenever the checker's semantics change in a way the fingerprint cannot see.
+constexpr std::string_view kCheckerVersion = "scalify-check-1";
+
+const std::string& rules_version() {
+  static const std::string version = [] {
+    std::string all;
+    for (const rules::RuleText& f : rules::bundled_rule_files()) {
+      all += f.name;
+      all += '\n';
+      all += f.text;
+    }
+    return hash128(all);
+  }();
+  return version;
+}
+
+/// One part of both programs and what was found of it.
+struct Job {
+  PartModule ref, dist;
+  BijectionCandidates candidates;
+  std::vector<OutputBinding> outputs;
+  std::string key;
+  std::vector<std::string> dist_names, ref_names;  ///< in topological order
+  CheckResult result;
+  bool checked = false;  ///< the result is this part's own (not renamed from another)
+};
+
+std::vector<std::string> names_in_order(const ir::Module& m) {
+  const ir::Computation& c = m.entry();
+  std::vector<std::string> out;
+  for (ir::InstrId id : c.topological_order().value_or(std::vector<ir::InstrId>{})) {
+    out.push_back(c[id].name);
+  }
+  return out;
+}
+
+/// The memo key of a part: both modules' fingerprints and everything the check depends on.
+std::string key_of(const Job& j, const Mesh& mesh, const CheckOptions& options) {
+  std::string k;
+  k += kCheckerVersion;
+  k += '|' + rules_version() + '|' + mesh.to_string() + '|';
+  k += fingerprint(j.ref.module) + '|' + fingerprint(j.dist.module) + '|';
+  const ir::Computation& r = j.ref.module.entry();
+  for (const ParameterCandidates& p : j.candidates.parameters) {
+    k += '[';
+    for (const BijectionCandidate& c : p.candidates) {
+      k += (c.ref ? std::to_string(r[*c.ref].parameter_number) : "-") + ':' +
+           c.layout.to_string(mesh) + ':' + std::to_string(static_cast<int>(c.source)) +
+           (c.contract.empty() ? "" : ":contract");
+      for (int64_t d : c.reshape) k += ",r" + std::to_string(d);
+      for (int64_t d : c.permutation) k += ",p" + std::to_string(d);
+      k += ';';
+    }
+    k += ']';
+  }
+  for (const OutputBinding& o : j.outputs) {
+    k += std::to_string(o.ref_index) + '>' + (o.dist_index ? std::to_string(*o.dist_index) : "-");
+  }
+  k += "|strict" + std::to_string(options.strict) + "|explain" + std::to_string(options.explain);
+  return hash128(k);
+}
+
+/// `result`, found on part `from`, renamed to part `to`'s instructions.
+CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
+                  const std::vector<std::string>& from_ref, const Job& to) {
+  Renames renames;
+  for (size_t i = 0; i < from_dist.size() && i < to.dist_names.size(); ++i) {
+    if (from_dist[i] != to.dist_names[i]) renames.dist.emplace(from_dist[i], to.dist_names[i]);
+  }
+  for (size_t i = 0; i < from_ref.size() && i < to.ref_names.size(); ++i) {
+    if (from_ref[i] != to.ref_names[i]) renames.ref.emplace(from_ref[i], to.ref_names[i]);
+  }
+  return renames.empty() ? result : renamed(result, renames);
+}
+
+/// The distributed output element a goal names (`tuple.12#3` → 3; no '#' → 0).
+size_t element_of(const std::string& name) {
+  const size_t hash = name.rfind('#');
+  return hash == std::string::npos ? 0 : static_cast<size_t>(std::stoul(name.substr(hash + 1)));
+}
+
+/// What a value handed from part to part, or a parameter, is bound to: a reference value (by
+/// name, the same in the whole program and in every part) and a layout.
+struct Bound {
+  std::string ref;
+  Layout layout;
+  std::string why;
+  bool assumption = false;
+  bool operator==(const Bound& o) const { return ref == o.ref && layout == o.layout; }
+};
+
+}  // namespace
+
+std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Module& dist,
+                                           const Mesh& mesh, const LayeredRequest& request) {
+  const std::vector<Part> rparts = partition_layers(ref), dparts = partition_layers(dist);
+  if (rparts.empty() || rparts.size() != dparts.size()) return std::nullopt;
+  for (size_t i = 0; i < rparts.size(); ++i) {
+    if (rparts[i].key != dparts[i].key) return std::nullopt;
+  }
+  std::vector<PartModule> rmods = extract_parts(ref, rparts), dmods = extract_parts(dist, dparts);
+  const size_t n = rparts.size();
+  std::vector<Job> jobs(n);
+  auto cancelled = [&] { return request.cancel && request.cancel->load(); };
+  if (request.progress) request.progress->total = n;
+
+  // Candidates, output pairing and memo key of every part.
+  parallel_for(n, request.threads, [&](size_t k) {
+    Job& j = jobs[k];
+    j.ref = std::move(rmods[k]);
+    j.dist = std::move(dmods[k]);
+    j.candidates = infer_bijection(j.ref.module, j.dist.module, mesh);
+    add_zero_padding_contracts(j.candidates, j.dist.module, mesh);
+    j.outputs = infer_output_bindings(j.ref.module, j.dist.module, mesh);
+    j.dist_names = names_in_order(j.dist.module);
+    j.ref_names = names_in_order(j.ref.module);
+    j.key = key_of(j, mesh, request.options);
+  });
+
+  // Phase 1: every distinct part once (from the memo when it knows it), on the thread pool.
+  PartMemo own_memo;
+  PartMemo& memo = request.memo ? *request.memo : own_memo;
+  std::map<std::string, size_t> first_with_key;
+  std::vector<size_t> distinct;
+  for (size_t k = 0; k < n; ++k) {
+    if (first_with_key.emplace(jobs[k].key, k).second) distinct.push_back(k);
+  }
+  size_t memo_hits = 0;
+  std::atomic<size_t> stored_hits{0};
+  parallel_for(
+      distinct.size(), request.threads,
+      [&](size_t i) {
+        Job& j = jobs[distinct[i]];
+        if (auto hit = memo.find(j.key, mesh)) {
+          j.result = moved(hit->result, hit->dist_names, hit->ref_names, j);
+          ++stored_hits;
+        } else {
+          j.result = search_bindings(j.ref.module, j.dist.module, mesh, j.candidates, j.outputs,
+                                     request.options, request.max_attempts)
+                         .result;
+          j.checked = true;
+          if (j.result.verdict == Verdict::kEquivalent) {
+            memo.put(j.key, {j.result, j.dist_names, j.ref_names});
+          }
+        }
+        if (request.progress) {
+          ++request.progress->done;
+          if (!j.checked) ++request.progress->memo_hits;
+        }
+      },
+      cancelled);
+  if (cancelled()) return std::nullopt;
+  memo_hits += stored_hits;
+  for (size_t k = 0; k < n; ++k) {
+    const Job& first = jobs[first_with_key.at(jobs[k].key)];
+    if (&first == &jobs[k]) continue;
+    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k]);
+    ++memo_hits;
+    if (request.progress) {
+      ++request.progress->done;
+      ++request.progress->memo_hits;
+    }
+  }
+
+  // Phase 2, in order: a part's bindings must be what the parts before it proved of the values
+  // they hand on, and every part must bind a parameter as the first part using it did. A part
+  // that assumed otherwise is checked again under those bindings.
+  std::unordered_map<std::string, Bound> handed;  // dist value name -> what a part proved
+  std::unordered_map<std::string, Bound> params;  // dist parameter name -> first binding
+  std::vector<std::string> param_order;
+  const ir::Computation& dwhole = dist.entry();
+  auto is_param = [&](const std::string& name) {
+    const auto id = dwhole.find(name);
+    return id && dwhole[*id].opcode == ir::Opcode::kParameter;
+  };
+  size_t rechecked = 0;
+  std::optional<size_t> failed;
+  for (size_t k = 0; k < n && !failed; ++k) {
+    Job& j = jobs[k];
+    // What this part must assume of each of its inputs.
+    auto expected = [&](const std::string& name) -> std::optional<Bound> {
+      const auto& table = is_param(name) ? params : handed;
+      const auto found = table.find(name);
+      if (found == table.end()) return std::nullopt;
+      return found->second;
+    };
+    auto consistent = [&] {
+      std::unordered_map<std::string, Bound> used;
+      for (const BijectionEntry& b : j.result.bijection) used[b.dist] = {b.ref, b.layout, b.why};
+      for (ir::InstrId whole : j.dist.inputs) {
+        const std::string& name = dwhole[whole].name;
+        const auto want = expected(name);
+        const auto got = used.find(name);
+        if (!want) {
+          if (!is_param(name)) return false;  // a value no earlier part proved anything of
+          continue;                           // a parameter first used here
+        }
+        if (got == used.end() || !(got->second == *want)) return false;
+      }
+      return true;
+    };
+    if (!consistent()) {
+      // Check again with exactly the expected bindings.
+      BijectionCandidates forced;
+      const ir::Computation& rc = j.ref.module.entry();
+      const ir::Computation& dc = j.dist.module.entry();
+      for (size_t p = 0; p < j.dist.inputs.size(); ++p) {
+        ParameterCandidates pc;
+        pc.dist = dc.parameters()[p];
+        pc.number = static_cast<int64_t>(p);
+        const std::string& name = dwhole[j.dist.inputs[p]].name;
+        const auto want = expected(name);
+        const auto ref_id = want ? rc.find(want->ref) : std::nullopt;
+        if (want && ref_id) {
+          BijectionCandidate c{*ref_id,   want->layout,
+                               {},        BijectionCandidate::Source::kSpec,
+                               want->why, want->assumption ? want->why : "",
+                               {}};
+          pc.candidates.push_back(std::move(c));
+        } else if (!want) {
+          pc.candidates = j.candidates.parameters[p].candidates;  // first use: free
+        }
+        forced.parameters.push_back(std::move(pc));
+      }
+      j.result = search_bindings(j.ref.module, j.dist.module, mesh, forced, j.outputs,
+                                 request.options, request.max_attempts)
+                     .result;
+      j.checked = true;
+      ++rechecked;
+    }
+    if (j.result.verdict != Verdict::kEquivalent) {
+      failed = k;
+      break;
+    }
+    // Record what this part bound and proved.
+    std::unordered_map<std::string, bool> assumed;
+    for (const Assumption& a : j.result.assumptions) assumed[a.dist] = true;
+    for (const BijectionEntry& b : j.result.bijection) {
+      if (is_param(b.dist) && !params.count(b.dist)) {
+        params[b.dist] = {b.ref, b.layout, b.why, assumed.count(b.dist) > 0};
+        param_order.push_back(b.dist);
+      }
+    }
+    for (const Goal& g : j.result.goals) {
+      if (!g.proven || !g.layout) continue;
+      const size_t e = element_of(g.dist);
+      const auto gi = static_cast<size_t>(g.index);
+      if (e >= j.dist.outputs.size() || gi >= j.ref.outputs.size()) continue;
+      handed[dwhole[j.dist.outputs[e]].name] = {ref.entry()[j.ref.outputs[gi]].name, *g.layout,
+                                                "as part " + std::to_string(k) + " proved", false};
+    }
+  }
+
+  // The whole program's result: the last part's goals, every part's assumptions.
+  CheckResult out;
+  out.mesh = mesh;
+  const Job& last = jobs[failed ? *failed : n - 1];
+  out.verdict = failed ? last.result.verdict : Verdict::kEquivalent;
+  out.divergence = last.result.divergence;
+  if (!failed) {
+    out.goals = last.result.goals;
+    out.unmatched_ref_outputs = last.result.unmatched_ref_outputs;
+  }
+  const ir::Computation& rwhole = ref.entry();
+  for (const std::string& name : param_order) {
+    const Bound& b = params.at(name);
+    const auto d = dwhole.find(name);
+    const auto r = rwhole.find(b.ref);
+    out.bijection.push_back({name, b.ref, d ? dwhole[*d].parameter_number : -1,
+                             r ? rwhole[*r].parameter_number : -1, b.layout, b.why});
+  }
+  std::sort(out.bijection.begin(), out.bijection.end(),
+            [](const BijectionEntry& a, const BijectionEntry& b) {
+              return a.dist_number < b.dist_number;
+            });
+  for (ir::InstrId p : dwhole.parameters()) {
+    if (p >= 0 && !params.count(dwhole[p].name)) {
+      out.unmatched_dist_parameters.push_back(dwhole[p].name);
+    }
+  }
+  if (!failed) {
+    for (ir::InstrId p : rwhole.parameters()) {
+      const bool bound =
+          p < 0 || std::any_of(out.bijection.begin(), out.bijection.end(),
+                               [&](const BijectionEntry& b) { return b.ref == rwhole[p].name; });
+      if (!bound) {
+        out.notes.push_back("reference parameter " + rwhole[p].name +
+                            " has no counterpart in any part");
+      }
+    }
+  }
+  for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
+    for (const Assumption& a : jobs[k].result.assumptions) {
+      const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
+                                     [&](const Assumption& b) { return b.dist == a.dist; });
+      if (!known) out.assumptions.push_back(a);
+    }
+    out.stats.enodes += jobs[k].checked ? jobs[k].result.stats.enodes : 0;
+    out.stats.eclasses += jobs[k].checked ? jobs[k].result.stats.eclasses : 0;
+    out.stats.facts += jobs[k].checked ? jobs[k].result.stats.facts : 0;
+    out.stats.iterations = std::max(out.stats.iterations, jobs[k].result.stats.iterations);
+  }
+  out.stats.parts = n;
+  out.stats.memo_hits = memo_hits;
+  out.stats.stop_reason = last.result.stats.stop_reason;
+  auto key_name = [](int64_t key) {
+    return key == Part::kPrologue   ? std::string("prologue")
+           : key == Part::kEpilogue ? std::string("epilogue")
+                                    : "layer " + std::to_string(key);
+  };
+  out.notes.push_back("checked as " + std::to_string(n) + " parts (" +
+                      key_name(rparts.front().key) + " to " + key_name(rparts.back().key) +
+                      "): " + std::to_string(distinct.size()) + " distinct, " +
+                      std::to_string(memo_hits) + " from the memo, " + std::to_string(rechecked) +
+                      " checked again under the bindings of the parts before them");
+  if (failed) {
+    out.notes.push_back("part " + std::to_string(*failed) + " (" + key_name(rparts[*failed].key) +
+                        ") is where the check stops");
+    for (const std::string& note : last.result.notes) out.notes.push_back(note);
+  }
+  return out;
+}
+
+}  // namespace scalify::verify

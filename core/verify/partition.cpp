@@ -1,0 +1,228 @@
+#include "verify/partition.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace scalify::verify {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// The layer scopes' component names.
+bool is_layer_word(std::string_view w) {
+  return w == "layers" || w == "layer" || w == "h" || w == "blocks" || w == "block";
+}
+
+}  // namespace
+
+std::optional<int64_t> layer_of(std::string_view op_name) {
+  // Components are separated by '/' or '.'; the number follows the word after '.', '_' or '/'
+  // (`layers.17`, `layers_17`, `layers/17`, `h_3`).
+  size_t i = 0;
+  while (i < op_name.size()) {
+    size_t end = i;
+    while (end < op_name.size() && op_name[end] != '/' && op_name[end] != '.' &&
+           op_name[end] != '_') {
+      ++end;
+    }
+    const std::string_view word = op_name.substr(i, end - i);
+    const bool at_start = i == 0 || op_name[i - 1] == '/' || op_name[i - 1] == '.';
+    if (at_start && is_layer_word(word) && end < op_name.size() && end + 1 < op_name.size() &&
+        is_digit(op_name[end + 1])) {
+      size_t k = end + 1;
+      int64_t n = 0;
+      while (k < op_name.size() && is_digit(op_name[k]) && n < (INT64_MAX - 9) / 10) {
+        n = n * 10 + (op_name[k] - '0');
+        ++k;
+      }
+      if (k == op_name.size() || op_name[k] == '/' || op_name[k] == '.' || op_name[k] == '_') {
+        return n;
+      }
+    }
+    i = end + 1;
+  }
+  return std::nullopt;
+}
+
+std::vector<Part> partition_layers(const ir::Module& m) {
+  const ir::Computation& comp = m.entry();
+  const auto order = comp.topological_order();
+  if (!order) return {};
+  // part[i]: the key of instruction i; nullopt while unknown. Parameters stay outside.
+  std::vector<std::optional<int64_t>> key(comp.size());
+  std::vector<std::vector<ir::InstrId>> users(comp.size());
+  for (ir::InstrId id : *order) {
+    for (ir::InstrId o : comp[id].operands) users[static_cast<size_t>(o)].push_back(id);
+  }
+  auto is_param = [&](ir::InstrId id) { return comp[id].opcode == ir::Opcode::kParameter; };
+  // Scoped instructions first, then the unscoped ones after their operands' latest layer.
+  for (ir::InstrId id : *order) {
+    if (is_param(id)) continue;
+    const auto layer = layer_of(comp[id].metadata.op_name);
+    if (layer) {
+      key[static_cast<size_t>(id)] = *layer;
+      continue;
+    }
+    std::optional<int64_t> latest;
+    for (ir::InstrId o : comp[id].operands) {
+      const auto k = key[static_cast<size_t>(o)];
+      if (k && (!latest || *k > *latest)) latest = k;
+    }
+    key[static_cast<size_t>(id)] = latest;
+  }
+  // Leaves and values made from parameters alone join their first user's layer.
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    const ir::InstrId id = *it;
+    if (is_param(id) || key[static_cast<size_t>(id)]) continue;
+    std::optional<int64_t> first;
+    for (ir::InstrId u : users[static_cast<size_t>(id)]) {
+      const auto k = key[static_cast<size_t>(u)];
+      if (k && (!first || *k < *first)) first = k;
+    }
+    key[static_cast<size_t>(id)] = first ? *first : Part::kEpilogue;
+  }
+  std::map<int64_t, Part> parts;
+  for (ir::InstrId id : *order) {
+    if (is_param(id)) continue;
+    const int64_t k = *key[static_cast<size_t>(id)];
+    // Values flow forward only: a layer reading a later layer's value cannot be cut here.
+    for (ir::InstrId o : comp[id].operands) {
+      if (!is_param(o) && *key[static_cast<size_t>(o)] > k) return {};
+    }
+    Part& p = parts[k];
+    p.key = k;
+    p.members.push_back(id);
+  }
+  size_t layers = 0;
+  for (const auto& [k, p] : parts) layers += (k != Part::kPrologue && k != Part::kEpilogue);
+  if (layers < 2) return {};
+  std::vector<Part> out;
+  for (auto& [k, p] : parts) out.push_back(std::move(p));
+  return out;
+}
+
+namespace {
+
+/// Part `p` as a module; `part_of` and `last_reader` (the latest part reading each value) are
+/// computed once for all parts.
+PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, size_t p,
+                        const std::vector<int>& part_of, const std::vector<int>& last_reader) {
+  const ir::Computation& whole = m.entry();
+  const int self = static_cast<int>(p);
+  PartModule out;
+  out.module.name = m.name + ".part" + std::to_string(p);
+  out.module.attrs = m.attrs;
+
+  // The computations the part calls, transitively, renumbered.
+  std::unordered_map<ir::CompId, ir::CompId> comp_ids;
+  std::vector<ir::CompId> queue;
+  auto want = [&](ir::CompId c) {
+    if (comp_ids.emplace(c, static_cast<ir::CompId>(comp_ids.size())).second) queue.push_back(c);
+  };
+  for (ir::InstrId id : parts[p].members) {
+    for (ir::CompId c : whole[id].called) want(c);
+  }
+  for (size_t i = 0; i < queue.size(); ++i) {
+    for (const ir::Instruction& instr :
+         m.computations[static_cast<size_t>(queue[i])].instructions) {
+      for (ir::CompId c : instr.called) want(c);
+    }
+  }
+  auto renumber = [&](ir::Instruction& instr) {
+    for (ir::CompId& c : instr.called) c = comp_ids.at(c);
+  };
+  out.module.computations.resize(queue.size());
+  for (ir::CompId c : queue) {
+    ir::Computation copy = m.computations[static_cast<size_t>(c)];
+    for (ir::Instruction& instr : copy.instructions) renumber(instr);
+    out.module.computations[static_cast<size_t>(comp_ids.at(c))] = std::move(copy);
+  }
+
+  // The ENTRY: parameters for what it reads from outside, then its members.
+  ir::Computation entry;
+  entry.name = whole.name;
+  entry.is_entry = true;
+  entry.pos = whole.pos;
+  std::unordered_map<ir::InstrId, ir::InstrId> local;  // whole id -> part id
+  auto input = [&](ir::InstrId o) {
+    if (local.count(o)) return;
+    // A parameter keeps its attributes (a `sharding=` says how it is split); a value from
+    // another part becomes a parameter of its name and type.
+    ir::Instruction param;
+    if (whole[o].opcode == ir::Opcode::kParameter) param = whole[o];
+    param.name = whole[o].name;
+    param.opcode = ir::Opcode::kParameter;
+    param.type = whole[o].type;
+    param.parameter_number = static_cast<int64_t>(out.inputs.size());
+    param.metadata = whole[o].metadata;
+    param.pos = whole[o].pos;
+    param.operands.clear();
+    param.called.clear();
+    local[o] = *entry.add(std::move(param));
+    out.inputs.push_back(o);
+  };
+  for (ir::InstrId id : parts[p].members) {
+    for (ir::InstrId o : whole[id].operands) {
+      if (part_of[static_cast<size_t>(o)] != self) input(o);
+    }
+  }
+  for (ir::InstrId id : parts[p].members) {
+    ir::Instruction copy = whole[id];
+    for (ir::InstrId& o : copy.operands) o = local.at(o);
+    renumber(copy);
+    local[id] = *entry.add(std::move(copy));
+  }
+  // The outputs: the program's own ROOT, or a tuple of the values read after this part.
+  if (part_of[static_cast<size_t>(whole.root)] == self) {
+    out.has_root = true;
+    entry.root = local.at(whole.root);
+    const ir::Instruction& r = whole[whole.root];
+    if (r.opcode == ir::Opcode::kTuple) {
+      out.outputs = r.operands;
+    } else {
+      out.outputs = {whole.root};
+    }
+  } else {
+    ir::Instruction root;
+    root.name = whole.name + ".part" + std::to_string(p) + ".outputs";
+    root.opcode = ir::Opcode::kTuple;
+    std::vector<ir::Type> types;
+    for (ir::InstrId id : parts[p].members) {
+      if (last_reader[static_cast<size_t>(id)] <= self) continue;
+      out.outputs.push_back(id);
+      root.operands.push_back(local.at(id));
+      types.push_back(whole[id].type);
+    }
+    root.type = ir::Type::tuple(std::move(types));
+    entry.root = *entry.add(std::move(root));
+  }
+  out.module.entry_id = static_cast<ir::CompId>(out.module.computations.size());
+  out.module.computations.push_back(std::move(entry));
+  return out;
+}
+
+}  // namespace
+
+std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Part>& parts) {
+  const ir::Computation& whole = m.entry();
+  std::vector<int> part_of(whole.size(), -1), last_reader(whole.size(), -1);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (ir::InstrId id : parts[i].members) part_of[static_cast<size_t>(id)] = static_cast<int>(i);
+  }
+  for (size_t i = 0; i < whole.size(); ++i) {
+    for (ir::InstrId o : whole[static_cast<ir::InstrId>(i)].operands) {
+      int& r = last_reader[static_cast<size_t>(o)];
+      r = std::max(r, part_of[i]);
+    }
+  }
+  std::vector<PartModule> out;
+  out.reserve(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    out.push_back(extract_part(m, parts, p, part_of, last_reader));
+  }
+  return out;
+}
+
+}  // namespace scalify::verify

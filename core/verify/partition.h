@@ -1,0 +1,51 @@
+// Layer partitioning: cutting a program into the layers its metadata names (`op_name` scopes
+// such as `model.layers.17.self_attn/aten__mm`), each a module of its own whose parameters are
+// the values it reads from outside and whose outputs are the values read after it. Checking a
+// large model part by part, with identical layers checked once (memo), is what makes it fast.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace scalify::verify {
+
+/// The layer an `op_name` scope names: the number after a `layers`, `layer`, `h`, `blocks` or
+/// `block` path component (`model.layers.17.mlp/…`, `transformer/h_3/…`, `blocks/2/…`).
+///
+///   layer_of("model.layers.17.self_attn/aten__mm") == 17
+///   layer_of("aten__mm") == std::nullopt
+std::optional<int64_t> layer_of(std::string_view op_name);
+
+/// One part: the ENTRY instructions of a layer, or of what comes before the first layer
+/// (`key` kPrologue) or after the last (kEpilogue).
+struct Part {
+  static constexpr int64_t kPrologue = -1;
+  static constexpr int64_t kEpilogue = INT64_MAX;
+  int64_t key = kPrologue;
+  std::vector<ir::InstrId> members;  ///< in topological order
+};
+
+/// The parts of `m`'s ENTRY in order (prologue, layers by number, epilogue); empty when the
+/// metadata names fewer than two layers. Parameters belong to no part (they are every part's
+/// inputs); an instruction without a layer scope joins the part of its operands' latest layer
+/// (constants and broadcasts feeding a layer join their first user's layer).
+std::vector<Part> partition_layers(const ir::Module& m);
+
+/// A part as a module of its own. Its ENTRY's parameters are the values it reads from outside
+/// (named and typed as in the whole program); its ROOT is a tuple of the values read after it,
+/// in topological order (with the program's ROOT in the last part, its elements).
+struct PartModule {
+  ir::Module module;
+  std::vector<ir::InstrId> inputs;   ///< per parameter number: the whole program's instruction
+  std::vector<ir::InstrId> outputs;  ///< per ROOT tuple element: the whole program's instruction
+  bool has_root = false;             ///< the part computes the program's ROOT (its outputs)
+};
+
+/// Builds every part of `parts` (from partition_layers(m)) as a module.
+std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Part>& parts);
+
+}  // namespace scalify::verify

@@ -1,0 +1,100 @@
+// Checking layer by layer: parts, memo hits, chained layouts, planted bugs, cancellation.
+#include "verify/layered_check.h"
+
+#include <catch2/catch.hpp>
+
+#include "hlo/reader.h"
+#include "support/layered_example.h"
+#include "verify/check.h"
+
+using namespace scalify;
+using verify::Verdict;
+
+namespace {
+
+ir::Module parse(const std::string& text) {
+  auto m = hlo::read_module(text, "layered.hlo");
+  REQUIRE(m);
+  return std::move(*m);
+}
+
+const verify::Mesh kTp2 = *verify::Mesh::parse("tp=2");
+
+}  // namespace
+
+TEST_CASE("layered check: equivalent, identical layers checked once", "[verify][layered]") {
+  const ir::Module ref = parse(test::layered_hlo({6}, 1));
+  const ir::Module dist = parse(test::layered_hlo({6}, 2));
+  verify::CheckProgress progress;
+  verify::LayeredRequest request;
+  request.threads = 2;
+  request.progress = &progress;
+  const auto r = verify::check_by_layers(ref, dist, kTp2, request);
+  REQUIRE(r);
+  CHECK(r->verdict == Verdict::kEquivalent);
+  CHECK(r->stats.parts == 6);
+  CHECK(r->stats.memo_hits >= 4);  // layers 0..4 are one program; layer 5 builds the ROOT
+  CHECK(progress.done == 6);
+  CHECK(progress.total == 6);
+  REQUIRE(r->goals.size() == 1);
+  CHECK(r->goals[0].proven);
+  CHECK(r->goals[0].ref == "r#0");
+  // The bijection of the whole program, gathered from the parts.
+  REQUIRE(r->bijection.size() == 13);
+  CHECK(r->bijection[1].dist == "pa0");
+  CHECK(r->bijection[1].layout.to_string(kTp2) == "shard(1,tp)");
+  CHECK(r->bijection[2].layout.to_string(kTp2) == "shard(0,tp)");
+}
+
+TEST_CASE("layered check: a planted bug is found in its layer, by name", "[verify][layered]") {
+  for (int at : {0, 3, 5}) {
+    test::LayeredExample e{6};
+    e.drop_all_reduce_at = at;
+    const ir::Module ref = parse(test::layered_hlo({6}, 1));
+    const ir::Module dist = parse(test::layered_hlo(e, 2));
+    auto r = verify::check(ref, dist, {});
+    REQUIRE(r);
+    INFO("bug at layer " << at);
+    CHECK(r->verdict == Verdict::kDivergent);
+    REQUIRE(r->divergence);
+    CHECK(r->divergence->dist_node == "x" + std::to_string(at) + "_out");
+    CHECK_THAT(r->divergence->reason, Catch::Contains("partial(sum,tp)"));
+    CHECK(r->divergence->op_name == "model.layers." + std::to_string(at) + ".mlp/aten__mm");
+  }
+}
+
+TEST_CASE("layered check: the memo carries over between checks and renames its results",
+          "[verify][layered]") {
+  verify::PartMemo memo;
+  verify::CheckRequest request;
+  request.memo = &memo;
+  const ir::Module ref = parse(test::layered_hlo({4}, 1));
+  auto first = verify::check(ref, parse(test::layered_hlo({4}, 2)), request);
+  REQUIRE(first);
+  CHECK(first->verdict == Verdict::kEquivalent);
+  // The same model with other names: every part from the memo.
+  test::LayeredExample renamed{4};
+  renamed.rename = true;
+  auto second = verify::check(ref, parse(test::layered_hlo(renamed, 2)), request);
+  REQUIRE(second);
+  CHECK(second->verdict == Verdict::kEquivalent);
+  CHECK(second->stats.memo_hits == 4);
+  CHECK(second->stats.enodes == 0);  // nothing was built
+}
+
+TEST_CASE("layered check: a whole-program check agrees, and a cancelled one gives up",
+          "[verify][layered]") {
+  const ir::Module ref = parse(test::layered_hlo({3}, 1));
+  const ir::Module dist = parse(test::layered_hlo({3}, 2));
+  verify::CheckRequest whole;
+  whole.by_layers = false;
+  auto r = verify::check(ref, dist, whole);
+  REQUIRE(r);
+  CHECK(r->verdict == Verdict::kEquivalent);
+  CHECK(r->stats.parts == 1);
+
+  std::atomic<bool> cancel{true};
+  verify::LayeredRequest request;
+  request.cancel = &cancel;
+  CHECK_FALSE(verify::check_by_layers(ref, dist, kTp2, request).has_value());
+}
