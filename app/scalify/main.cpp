@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check_command.h"
+#include "gen_command.h"
 #include "inspect_command.h"
 #include "rules_command.h"
 
@@ -26,6 +27,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"check", scalify::cli::kCheckUsage, scalify::cli::kCheckHelp, scalify::cli::run_check},
+    {"gen", scalify::cli::kGenUsage, scalify::cli::kGenHelp, scalify::cli::run_gen},
     {"inspect", scalify::cli::kInspectUsage, scalify::cli::kInspectHelp, scalify::cli::run_inspect},
     {"rules", scalify::cli::kRulesUsage, scalify::cli::kRulesHelp, scalify::cli::run_rules},
 };

@@ -1,0 +1,161 @@
+#include "support/rank_simulator.h"
+
+#include <random>
+
+#include "eval/evaluator.h"
+#include "hlo/reader.h"
+
+namespace scalify::test {
+
+namespace {
+
+using eval::Tensor;
+using eval::Value;
+
+/// Concatenation of `parts` along `dim`.
+Tensor concatenate(const std::vector<const Tensor*>& parts, int64_t dim) {
+  Tensor out;
+  out.dims = parts[0]->dims;
+  out.dims[static_cast<size_t>(dim)] = 0;
+  for (const Tensor* p : parts)
+    out.dims[static_cast<size_t>(dim)] += p->dims[static_cast<size_t>(dim)];
+  out.data.assign(static_cast<size_t>(out.element_count()), 0.0);
+  int64_t base = 0;
+  for (const Tensor* p : parts) {
+    std::vector<int64_t> index(p->dims.size(), 0);
+    if (p->element_count() > 0) {
+      do {
+        std::vector<int64_t> at = index;
+        at[static_cast<size_t>(dim)] += base;
+        out.data[static_cast<size_t>(out.linear_index(at))] = p->at(index);
+      } while (eval::next_index(index, p->dims));
+    }
+    base += p->dims[static_cast<size_t>(dim)];
+  }
+  return out;
+}
+
+/// Entries [start, start + size) of `x` along `dim`, zeros past its end.
+Tensor chunk(const Tensor& x, int64_t dim, int64_t start, int64_t size) {
+  Tensor out;
+  out.dims = x.dims;
+  out.dims[static_cast<size_t>(dim)] = size;
+  out.data.assign(static_cast<size_t>(out.element_count()), 0.0);
+  std::vector<int64_t> index(out.dims.size(), 0);
+  if (out.element_count() == 0) return out;
+  do {
+    std::vector<int64_t> from = index;
+    from[static_cast<size_t>(dim)] += start;
+    if (from[static_cast<size_t>(dim)] < x.dims[static_cast<size_t>(dim)]) {
+      out.data[static_cast<size_t>(out.linear_index(index))] = x.at(from);
+    }
+  } while (eval::next_index(index, out.dims));
+  return out;
+}
+
+Tensor sum(const std::vector<const Tensor*>& parts) {
+  Tensor out = *parts[0];
+  for (size_t r = 1; r < parts.size(); ++r) {
+    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] += parts[r]->data[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ranks,
+                                            const std::vector<std::vector<Value>>& args) {
+  const ir::Computation& comp = module.entry();
+  const auto order = comp.topological_order();
+  if (!order) return Diagnostic{"<dist>", {}, "the entry computation has a cycle", {}};
+  std::vector<std::vector<Value>> values(static_cast<size_t>(ranks),
+                                         std::vector<Value>(comp.size()));
+  for (ir::InstrId id : *order) {
+    const ir::Instruction& instr = comp[id];
+    auto operand = [&](int64_t r, size_t i) -> const Tensor& {
+      return values[static_cast<size_t>(r)][static_cast<size_t>(instr.operands[i])].tensor();
+    };
+    std::vector<const Tensor*> parts;
+    for (int64_t r = 0; r < ranks && !instr.operands.empty(); ++r) parts.push_back(&operand(r, 0));
+    const ir::DimList& dims = instr.dims_attr("dimensions");
+    for (int64_t r = 0; r < ranks; ++r) {
+      Value& out = values[static_cast<size_t>(r)][static_cast<size_t>(id)];
+      switch (instr.opcode) {
+        case ir::Opcode::kParameter:
+          out = args[static_cast<size_t>(r)][static_cast<size_t>(instr.parameter_number)];
+          break;
+        case ir::Opcode::kPartitionId:
+          out = Tensor::scalar(static_cast<double>(r));
+          break;
+        case ir::Opcode::kAllReduce:
+          out = sum(parts);
+          break;
+        case ir::Opcode::kAllGather:
+          out = concatenate(parts, dims.at(0));
+          break;
+        case ir::Opcode::kReduceScatter: {
+          const int64_t size = instr.type.dim(dims.at(0));
+          out = chunk(sum(parts), dims.at(0), r * size, size);
+          break;
+        }
+        default: {
+          std::vector<Value> in;
+          for (ir::InstrId o : instr.operands)
+            in.push_back(values[static_cast<size_t>(r)][static_cast<size_t>(o)]);
+          auto v = eval::evaluate_instruction(module, comp, instr, in);
+          if (!v) return v.error();
+          out = std::move(*v);
+        }
+      }
+    }
+  }
+  std::vector<Value> results;
+  for (int64_t r = 0; r < ranks; ++r)
+    results.push_back(values[static_cast<size_t>(r)][static_cast<size_t>(comp.root)]);
+  return results;
+}
+
+std::vector<Value> reference_arguments(const std::vector<modelgen::ParameterInfo>& params,
+                                       int64_t vocab, int64_t position, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> weight(-0.5, 0.5);
+  std::vector<Value> out;
+  for (const modelgen::ParameterInfo& p : params) {
+    Tensor t;
+    t.dims = p.ref_dims;
+    t.data.resize(static_cast<size_t>(t.element_count()));
+    for (double& x : t.data) {
+      if (p.torch_name == "position_ids") {
+        x = static_cast<double>(position);
+      } else if (p.integer) {
+        x = static_cast<double>(rng() % static_cast<uint64_t>(vocab));
+      } else if (p.torch_name.ends_with("layernorm.weight") ||
+                 p.torch_name == "model.norm.weight") {
+        x = 1.0 + weight(rng);
+      } else {
+        x = weight(rng);
+      }
+    }
+    out.emplace_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::vector<Value>> shard_arguments(const std::vector<modelgen::ParameterInfo>& params,
+                                                const std::vector<Value>& ref, int64_t ranks) {
+  std::vector<std::vector<Value>> out(static_cast<size_t>(ranks));
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (int64_t r = 0; r < ranks; ++r) {
+      if (params[i].shard_dim < 0) {
+        out[static_cast<size_t>(r)].push_back(ref[i]);
+        continue;
+      }
+      const int64_t d = params[i].shard_dim;
+      const int64_t size = params[i].dist_dims[static_cast<size_t>(d)];
+      out[static_cast<size_t>(r)].emplace_back(chunk(ref[i].tensor(), d, r * size, size));
+    }
+  }
+  return out;
+}
+
+}  // namespace scalify::test
