@@ -58,6 +58,13 @@ struct Divergence {
   int64_t dist_line = -1, ref_line = -1;  ///< where the nodes are written (1-based), for people
 };
 
+/// A distributed node proven to hold a reference node's value in a layout (what the window
+/// colours alike): the first reference node, in topological order, of the value's e-class.
+struct NodeMatch {
+  std::string dist, ref;
+  Layout layout;
+};
+
 struct CheckStats {
   double seconds = 0;
   size_t parts = 1, memo_hits = 0;
@@ -74,6 +81,8 @@ struct CheckResult {
   std::vector<std::string> unmatched_ref_outputs, unmatched_dist_parameters;
   std::vector<std::string> notes;  ///< what else the checker wants the user to know
   std::optional<Divergence> divergence;
+  /// Every distributed node related to a reference node, in the distributed program's order.
+  std::vector<NodeMatch> matches;
   CheckStats stats;
 };
 

@@ -331,6 +331,7 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   if (!(first_refusal_ && some_output_unlifted())) saturate();
   decide_goals();
   state_random_assumptions();
+  record_matches();
   const bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),
                                                          [](const Goal& g) { return g.proven; });
   if (all && (!options_.strict || (result_.unmatched_ref_outputs.empty() &&

@@ -77,6 +77,7 @@ class Checker {
   std::optional<Layout> goal_layout(const egraph::EGraph& g, uint32_t f, size_t i) const;
   bool some_output_unlifted() const;
   void localise_by_value();
+  void record_matches();
   // The balanced-partials assumption (checker_balanced.cpp).
   void find_divisors();
   void offer_balanced_share(InstrId id, uint32_t fact);

@@ -221,4 +221,24 @@ void Checker::localise_by_value() {
   }
 }
 
+void Checker::record_matches() {
+  std::unordered_map<ClassId, InstrId> first_ref;
+  const ir::Computation& r = ref_.entry();
+  for (InstrId id : r.topological_order().value_or(std::vector<InstrId>{})) {
+    const auto& v = ref_values_[static_cast<size_t>(id)];
+    if (v.size() == 1 && v[0]) first_ref.emplace(g_.find(*v[0]), id);
+  }
+  const ir::Computation& d = dist_.entry();
+  for (InstrId id : d.topological_order().value_or(std::vector<InstrId>{})) {
+    const auto& facts = facts_of_[static_cast<size_t>(id)];
+    if (facts.size() != 1) continue;
+    for (uint32_t f : facts[0]) {
+      const auto found = first_ref.find(g_.find(facts_[f].ref));
+      if (found == first_ref.end()) continue;
+      result_.matches.push_back({d[id].name, r[found->second].name, facts_[f].layout});
+      break;
+    }
+  }
+}
+
 }  // namespace scalify::verify::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "rules/bundled_rules.h"
 #include "support/thread_pool.h"
@@ -307,11 +308,16 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       }
     }
   }
+  std::unordered_set<std::string> matched;
   for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
     for (const Assumption& a : jobs[k].result.assumptions) {
       const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
                                      [&](const Assumption& b) { return b.dist == a.dist; });
       if (!known) out.assumptions.push_back(a);
+    }
+    for (const NodeMatch& m : jobs[k].result.matches) {
+      // A part's parameters repeat the nodes of the parts before it.
+      if (matched.insert(m.dist).second) out.matches.push_back(m);
     }
     out.stats.enodes += jobs[k].checked ? jobs[k].result.stats.enodes : 0;
     out.stats.eclasses += jobs[k].checked ? jobs[k].result.stats.eclasses : 0;

@@ -151,6 +151,12 @@ std::string to_text(const MemoEntry& entry) {
                             {"iterations", r.stats.iterations},
                             {"facts", r.stats.facts},
                             {"stop_reason", r.stats.stop_reason}};
+  json::Array matches;
+  for (const NodeMatch& m : r.matches) {
+    matches.push_back(
+        json::Object{{"dist", m.dist}, {"ref", m.ref}, {"layout", m.layout.to_string(mesh)}});
+  }
+  o["matches"] = std::move(matches);
   o["dist_names"] = strings(entry.dist_names);
   o["ref_names"] = strings(entry.ref_names);
   return json::Value(std::move(o)).dump();
@@ -216,6 +222,9 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
   r.stats.iterations = static_cast<size_t>(rd.integer(s, "iterations"));
   r.stats.facts = static_cast<size_t>(rd.integer(s, "facts"));
   r.stats.stop_reason = rd.str(s, "stop_reason");
+  for (const json::Value& m : rd.array(o, "matches")) {
+    r.matches.push_back({rd.str(m, "dist"), rd.str(m, "ref"), rd.layout(m, "layout")});
+  }
   e.dist_names = rd.list(o, "dist_names");
   e.ref_names = rd.list(o, "ref_names");
   if (!rd.ok) return std::nullopt;
@@ -250,6 +259,10 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
   for (std::string& s : r.unmatched_ref_outputs) ref(s);
   for (std::string& s : r.unmatched_dist_parameters) dist(s);
   for (std::string& s : r.notes) text(s);
+  for (NodeMatch& m : r.matches) {
+    dist(m.dist);
+    ref(m.ref);
+  }
   if (r.divergence) {
     dist(r.divergence->dist_node);
     ref(r.divergence->ref_node);

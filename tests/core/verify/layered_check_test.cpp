@@ -2,6 +2,7 @@
 #include "verify/layered_check.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "hlo/reader.h"
 #include "support/layered_example.h"
@@ -97,4 +98,26 @@ TEST_CASE("layered check: a whole-program check agrees, and a cancelled one give
   verify::LayeredRequest request;
   request.cancel = &cancel;
   CHECK_FALSE(verify::check_by_layers(ref, dist, kTp2, request).has_value());
+}
+
+TEST_CASE("matches: every distributed node related to a reference node, once",
+          "[verify][layered]") {
+  const ir::Module ref = parse(test::layered_hlo({3}, 1));
+  const ir::Module dist = parse(test::layered_hlo({3}, 2));
+  for (bool by_layers : {true, false}) {
+    verify::CheckRequest request;
+    request.by_layers = by_layers;
+    auto r = verify::check(ref, dist, request);
+    REQUIRE(r);
+    INFO("by layers: " << by_layers);
+    std::map<std::string, std::string> matched;
+    for (const auto& m : r->matches) {
+      CHECK(matched.emplace(m.dist, m.ref + " " + m.layout.to_string(kTp2)).second);
+    }
+    CHECK(matched["pa1"] == "pa1 shard(1,tp)");
+    CHECK(matched["x1_up"] == "x1_up shard(1,tp)");
+    CHECK(matched["x1_down"] == "x1_down partial(sum,tp)");
+    CHECK(matched["x1_sum"] == "x1_down rep");  // the all-reduce holds the reference's sum
+    CHECK(matched["x2_out"] == "x2_out rep");
+  }
 }
