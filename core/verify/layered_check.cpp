@@ -236,9 +236,11 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
                                want->why, want->assumption ? want->why : "",
                                {}};
           pc.candidates.push_back(std::move(c));
-        } else if (!want) {
+        } else if (!want && is_param(name)) {
           pc.candidates = j.candidates.parameters[p].candidates;  // first use: free
         }
+        // A value handed on that no earlier part proved anything of gets no candidate: binding
+        // it by its shape alone would assume what nobody showed.
         forced.parameters.push_back(std::move(pc));
       }
       j.result = search_bindings(j.ref.module, j.dist.module, mesh, forced, j.outputs,
