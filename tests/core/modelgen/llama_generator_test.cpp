@@ -180,7 +180,7 @@ TEST_CASE("llama presets have Llama 3.1's shapes; unknown ones name the presets"
   CHECK_THAT(bad.error().message, Catch::Contains("tiny, 8b, 70b, 405b"));
 }
 
-TEST_CASE("--bug parses KIND[@LAYER] and lists the kinds on a mistake", "[modelgen]") {
+TEST_CASE("planted bugs: --bug parses KIND@LAYER and lists the kinds on a mistake", "[modelgen]") {
   CHECK(modelgen::parse_bug("double-scale")->layer == 0);
   const auto b = modelgen::parse_bug("kv-split@17");
   REQUIRE(b);
