@@ -188,10 +188,11 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   std::unordered_map<std::string, Bound> params;  // dist parameter name -> first binding
   std::vector<std::string> param_order;
   const ir::Computation& dwhole = dist.entry();
-  auto is_param = [&](const std::string& name) {
-    const auto id = dwhole.find(name);
-    return id && dwhole[*id].opcode == ir::Opcode::kParameter;
-  };
+  std::unordered_set<std::string> param_names;
+  for (ir::InstrId p : dwhole.parameters()) {
+    if (p >= 0) param_names.insert(dwhole[p].name);
+  }
+  auto is_param = [&](const std::string& name) { return param_names.count(name) > 0; };
   size_t rechecked = 0;
   std::optional<size_t> failed;
   for (size_t k = 0; k < n && !failed; ++k) {

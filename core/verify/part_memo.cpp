@@ -238,8 +238,16 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
     if (!inserted && at->second != to) at->second = from;  // they disagree: leave it be
   }
   CheckResult r = result;
-  auto dist = [&](std::string& s) { s = rename_text(s, renames.dist); };
-  auto ref = [&](std::string& s) { s = rename_text(s, renames.ref); };
+  // Name fields hold one name (a goal's with `#element`): looked up, not scanned.
+  auto exact = [](std::string& s, const std::unordered_map<std::string, std::string>& names) {
+    const size_t hash = s.find('#');
+    const auto found = names.find(hash == std::string::npos ? s : s.substr(0, hash));
+    if (found != names.end()) {
+      s = found->second + (hash == std::string::npos ? "" : s.substr(hash));
+    }
+  };
+  auto dist = [&](std::string& s) { exact(s, renames.dist); };
+  auto ref = [&](std::string& s) { exact(s, renames.ref); };
   auto text = [&](std::string& s) { s = rename_text(s, both); };
   for (BijectionEntry& b : r.bijection) {
     dist(b.dist);
