@@ -72,6 +72,15 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
     lr.cancel = request.cancel;
     layered = check_by_layers(ref, dist, mesh, lr);
   }
+  // Cancelled: stop here rather than fall back to the whole program, which cannot be cancelled.
+  if (!layered && request.cancel && request.cancel->load()) {
+    CheckResult cancelled;
+    cancelled.mesh = mesh;
+    cancelled.stats.stop_reason = "cancelled";
+    cancelled.stats.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return cancelled;
+  }
   BijectionCandidates candidates;
   Searched searched;
   if (layered) {

@@ -27,10 +27,12 @@ struct CheckRequest {
   size_t max_attempts = 24;          ///< bijections tried before giving up
   /// Check layer by layer when both programs name the same layers (verify/layered_check.h).
   bool by_layers = true;
-  size_t threads = 1;                         ///< -j: parts checked at once
-  PartMemo* memo = nullptr;                   ///< shared across calls (and runs, with a store)
-  CheckProgress* progress = nullptr;          ///< parts done, for a progress bar
-  const std::atomic<bool>* cancel = nullptr;  ///< stops a layered check between parts
+  size_t threads = 1;                 ///< -j: parts checked at once
+  PartMemo* memo = nullptr;           ///< shared across calls (and runs, with a store)
+  CheckProgress* progress = nullptr;  ///< parts done, for a progress bar
+  /// Stops a layered check between parts; a cancelled check returns kInconclusive with
+  /// stats.stop_reason "cancelled" (it never falls back to the whole program).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Checks that `dist` computes `ref`. Errors (a bad spec, a mesh that contradicts the program)

@@ -98,6 +98,15 @@ TEST_CASE("layered check: a whole-program check agrees, and a cancelled one give
   verify::LayeredRequest request;
   request.cancel = &cancel;
   CHECK_FALSE(verify::check_by_layers(ref, dist, kTp2, request).has_value());
+
+  // check() stops there too: no fall-back to the (uncancellable) whole program.
+  verify::CheckRequest cancelled;
+  cancelled.cancel = &cancel;
+  auto c = verify::check(ref, dist, cancelled);
+  REQUIRE(c);
+  CHECK(c->verdict == Verdict::kInconclusive);
+  CHECK(c->stats.stop_reason == "cancelled");
+  CHECK(c->divergence == std::nullopt);
 }
 
 TEST_CASE("matches: every distributed node related to a reference node, once",

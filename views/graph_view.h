@@ -1,0 +1,92 @@
+// A graph pane: a GraphModel drawn into a QGraphicsScene from Graphviz layouts computed off the
+// GUI thread. A big program shows its layers as boxes; double-clicking one shows that layer's
+// instructions (laid out on their own, once, then cached); double-clicking the background goes
+// back. Wheel zooms, dragging pans.
+#pragma once
+
+#include <QGraphicsView>
+#include <QHash>
+#include <QImage>
+#include <QString>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "views/graph_layout_engine.h"
+#include "views/graph_model.h"
+#include "views/node_marks.h"
+
+class QGraphicsScene;
+
+namespace scalify::views {
+
+class NodeItem;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  /// The level showing GraphModel::top().
+  static constexpr int64_t kTop = INT64_MIN;
+
+  explicit GraphView(QWidget* parent = nullptr);
+
+  /// Shows `model`'s top level (laid out in the background); nullptr clears the pane.
+  void set_model(std::shared_ptr<const GraphModel> model);
+  const GraphModel* model() const { return model_.get(); }
+  /// Colours, badges and the red node; kept across levels and layouts.
+  void set_marks(NodeMarks marks);
+
+  /// Selects and centres the node `name`, opening its layer first if it is inside a collapsed
+  /// one (the selection then happens when the layer is laid out). Emits no nodeSelected.
+  void select_node(const std::string& name);
+  /// The selected node's name, or "" (a layer box's name is its title, "layer 3").
+  std::string selected_name() const;
+  /// Shows a layer (a key of GraphModel) or kTop.
+  void show_level(int64_t key);
+  int64_t level() const { return level_; }
+  /// true while a layout is being computed for this pane.
+  bool busy() const { return pending_ != 0; }
+  /// The nodes currently drawn, by name.
+  bool has_node(const std::string& name) const { return items_.contains(name); }
+
+  void zoom_in();
+  void zoom_out();
+  void fit();
+  /// The whole scene as an image (for export).
+  QImage render_image() const;
+
+ signals:
+  /// The user selected a node (names as in the HLO; a layer box's title).
+  void nodeSelected(const QString& name);
+  /// A layout arrived and the scene now shows the level.
+  void levelShown(qint64 key);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+
+ private:
+  struct Laid {
+    ViewGraph graph;
+    GraphLayout layout;
+  };
+  void build_scene(const Laid& laid);
+  void apply_marks();
+  void on_selection_changed();
+
+  QGraphicsScene* scene_;
+  std::shared_ptr<const GraphModel> model_;
+  NodeMarks marks_;
+  std::map<int64_t, std::shared_ptr<const Laid>> cache_;  ///< laid-out levels of model_
+  int64_t level_ = kTop;
+  int pending_ = 0;            ///< layouts running for model_
+  uint64_t generation_ = 0;    ///< bumped per model: a late layout of an old model is dropped
+  std::string want_selected_;  ///< to select once the level it is on is shown
+  bool selecting_ = false;     ///< selection made by select_node: not the user's
+  std::unordered_map<std::string, NodeItem*> items_;
+};
+
+}  // namespace scalify::views

@@ -1,0 +1,400 @@
+#include "views/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "views/bijection_model.h"
+#include "views/check_runner.h"
+#include "views/divergence_panel.h"
+#include "views/graph_view.h"
+#include "views/node_marks.h"
+
+namespace scalify::views {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const QString kRecentKey = QStringLiteral("recentPairs");
+
+bool is_hlo(const QUrl& url) {
+  return url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".hlo"));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      ref_view_(new GraphView(this)),
+      dist_view_(new GraphView(this)),
+      active_view_(dist_view_),
+      bijection_(new BijectionModel(this)),
+      panel_(new DivergencePanel(this)),
+      runner_(new CheckRunner(this)) {
+  setWindowTitle(tr("Scalify Studio"));
+  setAcceptDrops(true);
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  splitter->addWidget(ref_view_);
+  splitter->addWidget(dist_view_);
+  setCentralWidget(splitter);
+  build_menus();
+  build_docks();
+  build_status_bar();
+  build_find_bar();
+
+  connect(ref_view_, &GraphView::nodeSelected, this,
+          [this](const QString& name) { select_partner(ref_view_, name); });
+  connect(dist_view_, &GraphView::nodeSelected, this,
+          [this](const QString& name) { select_partner(dist_view_, name); });
+  connect(runner_, &CheckRunner::progress, this, &MainWindow::on_progress);
+  connect(runner_, &CheckRunner::finished, this, &MainWindow::on_result);
+  connect(runner_, &CheckRunner::failed, this, [this](const QString& message) {
+    on_check_ended(tr("error"), message);
+    show_error(tr("The check failed"), message);
+  });
+  connect(runner_, &CheckRunner::cancelled, this,
+          [this] { on_check_ended(tr("cancelled"), tr("Reload (F5) checks again.")); });
+  resize(1400, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Open &reference…"), this, [this] { choose_file(true); });
+  file->addAction(tr("&Open distributed…"), QKeySequence::Open, this,
+                  [this] { choose_file(false); });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
+  file->addAction(tr("Open the &example"), this, &MainWindow::open_example);
+  file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
+    if (!paths_.ref.isEmpty() && !paths_.dist.isEmpty()) open_pair(paths_);
+  });
+  file->addSeparator();
+  // SVG export needs Qt Svg (qt6-svg-dev), which the build does not use: PNG only.
+  file->addAction(tr("&Export view as PNG…"), this, &MainWindow::export_png);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { active_view_->zoom_in(); });
+  view->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this,
+                  [this] { active_view_->zoom_out(); });
+  view->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] {
+    ref_view_->fit();
+    dist_view_->fit();
+  });
+  view->addAction(tr("Back to the &overview"), QKeySequence(Qt::Key_Backspace), this, [this] {
+    for (GraphView* v : {ref_view_, dist_view_}) {
+      if (v->model() && v->model()->is_overview()) v->show_level(GraphView::kTop);
+    }
+  });
+  view->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
+    find_bar_->show();
+    find_edit_->setFocus();
+    find_edit_->selectAll();
+  });
+}
+
+void MainWindow::build_docks() {
+  bijection_table_ = new QTableView(this);
+  bijection_table_->setModel(bijection_);
+  bijection_table_->horizontalHeader()->setStretchLastSection(true);
+  // Size columns from the first rows only: measuring 1,000+ rows stalls the GUI thread.
+  bijection_table_->horizontalHeader()->setResizeContentsPrecision(64);
+  bijection_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  bijection_table_->verticalHeader()->hide();
+  bijection_table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  auto* bijection_dock = new QDockWidget(tr("Bijection (parameters)"), this);
+  bijection_dock->setObjectName(QStringLiteral("bijection"));
+  bijection_dock->setWidget(bijection_table_);
+  addDockWidget(Qt::BottomDockWidgetArea, bijection_dock);
+
+  auto* panel_dock = new QDockWidget(tr("Verdict and divergence"), this);
+  panel_dock->setObjectName(QStringLiteral("divergence"));
+  panel_dock->setWidget(panel_);
+  addDockWidget(Qt::BottomDockWidgetArea, panel_dock);
+  splitDockWidget(bijection_dock, panel_dock, Qt::Horizontal);
+  resizeDocks({bijection_dock}, {300}, Qt::Vertical);
+}
+
+void MainWindow::build_status_bar() {
+  status_ = new QLabel(this);
+  progress_ = new QProgressBar(this);
+  progress_->setMaximumWidth(220);
+  progress_->setFormat(tr("parts %v/%m"));
+  progress_->hide();
+  cancel_button_ = new QPushButton(tr("Cancel"), this);
+  cancel_button_->setEnabled(false);
+  connect(cancel_button_, &QPushButton::clicked, this, &MainWindow::cancel_check);
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_button_);
+}
+
+void MainWindow::build_find_bar() {
+  find_bar_ = new QToolBar(tr("Find"), this);
+  find_bar_->setObjectName(QStringLiteral("find"));
+  find_edit_ = new QLineEdit(find_bar_);
+  find_edit_->setPlaceholderText(tr("name, op or op_name"));
+  find_edit_->setClearButtonEnabled(true);
+  find_bar_->addWidget(find_edit_);
+  find_bar_->addAction(tr("Previous"), this, [this] { find_step(-1); });
+  find_bar_->addAction(tr("Next"), this, [this] { find_step(+1); });
+  connect(find_edit_, &QLineEdit::returnPressed, this, [this] { find_step(+1); });
+  addToolBar(Qt::TopToolBarArea, find_bar_);
+  find_bar_->hide();
+}
+
+void MainWindow::open_pair(const PairPaths& paths) {
+  paths_ = paths;
+  remember_recent(paths);
+  runner_->cancel();
+  loading_ = true;
+  const uint64_t generation = ++load_generation_;
+  status_->setText(tr("reading %1 and %2…")
+                       .arg(QFileInfo(paths.ref).fileName(), QFileInfo(paths.dist).fileName()));
+  panel_->show_message(tr("reading…"));
+  auto* watcher = new QFutureWatcher<LoadedPair>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    if (generation != load_generation_) return;  // another pair was opened meanwhile
+    loading_ = false;
+    on_loaded(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([paths] { return load_pair(paths); }));
+}
+
+void MainWindow::open_example() {
+  example_dir_ = std::make_unique<QTemporaryDir>();
+  QString error;
+  const PairPaths paths =
+      example_dir_->isValid() ? write_example_pair(example_dir_->path(), &error) : PairPaths{};
+  if (paths.ref.isEmpty()) {
+    show_error(tr("No example"), error.isEmpty() ? tr("cannot create a temporary folder") : error);
+    emit checkDone();
+    return;
+  }
+  open_pair(paths);
+}
+
+void MainWindow::on_loaded(const LoadedPair& pair) {
+  if (!pair.error.isEmpty()) {
+    status_->setText(tr("could not read the pair"));
+    panel_->show_message(tr("error"), pair.error);
+    show_error(tr("Cannot read the program"), pair.error);
+    emit checkDone();
+    return;
+  }
+  setWindowTitle(tr("Scalify Studio — %1 vs %2")
+                     .arg(QFileInfo(paths_.ref).fileName(), QFileInfo(paths_.dist).fileName()));
+  result_.reset();
+  dist_to_ref_.clear();
+  ref_to_dist_.clear();
+  found_for_.clear();
+  bijection_->clear();
+  ref_view_->set_model(pair.ref_graph);
+  dist_view_->set_model(pair.dist_graph);
+  ref_view_->set_marks({});
+  dist_view_->set_marks({});
+  status_->setText(tr("reference %1: %2 instructions · distributed %3: %4 instructions")
+                       .arg(QFileInfo(paths_.ref).fileName())
+                       .arg(pair.ref->entry().size())
+                       .arg(QFileInfo(paths_.dist).fileName())
+                       .arg(pair.dist->entry().size()));
+  panel_->show_message(tr("checking…"));
+  progress_->setRange(0, 0);
+  progress_->show();
+  cancel_button_->setEnabled(true);
+  runner_->start(pair.ref, pair.dist, paths_.dist);
+}
+
+void MainWindow::on_progress(qulonglong done, qulonglong total, qulonglong memo_hits) {
+  if (total == 0) return;  // not cut into parts (yet): the bar stays busy
+  progress_->setRange(0, static_cast<int>(total));
+  progress_->setValue(static_cast<int>(done));
+  progress_->setFormat(tr("parts %v/%m, %1 from the memo").arg(memo_hits));
+}
+
+void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {
+  result_ = std::move(result);
+  for (const verify::NodeMatch& m : result_->matches) {
+    dist_to_ref_.emplace(m.dist, m.ref);
+    ref_to_dist_.emplace(m.ref, m.dist);  // the first distributed node holding it
+  }
+  if (const auto& d = result_->divergence; d && !d->ref_node.empty()) {
+    dist_to_ref_[d->dist_node] = d->ref_node;
+  }
+  ref_view_->set_marks(reference_marks(*result_));
+  dist_view_->set_marks(distributed_marks(*result_));
+  bijection_->set_result(*result_);
+  bijection_table_->resizeColumnsToContents();
+  panel_->show_result(*result_, paths_.dist);
+  if (const auto& d = result_->divergence) {
+    dist_view_->select_node(d->dist_node);
+    ref_view_->select_node(d->ref_node);
+  }
+  on_check_ended(panel_->verdict_text(), {});
+}
+
+void MainWindow::on_check_ended(const QString& verdict, const QString& detail) {
+  progress_->hide();
+  cancel_button_->setEnabled(false);
+  if (!result_) panel_->show_message(verdict, detail);
+  statusBar()->showMessage(tr("check: %1").arg(verdict), 5000);
+  emit checkDone();
+}
+
+void MainWindow::cancel_check() { runner_->cancel(); }
+
+bool MainWindow::idle() const {
+  return !loading_ && !runner_->running() && !ref_view_->busy() && !dist_view_->busy();
+}
+
+void MainWindow::show_error(const QString& title, const QString& message) {
+  if (interactive_) {
+    QMessageBox::warning(this, title, message);
+  } else {
+    QTextStream(stderr) << title << ": " << message << '\n';
+  }
+}
+
+void MainWindow::select_partner(GraphView* from, const QString& name) {
+  active_view_ = from;
+  GraphView* other = from == ref_view_ ? dist_view_ : ref_view_;
+  const auto& partners = from == ref_view_ ? ref_to_dist_ : dist_to_ref_;
+  const std::string key = name.toStdString();
+  if (const auto it = partners.find(key); it != partners.end()) {
+    other->select_node(it->second);
+  } else if (other->has_node(key)) {
+    other->select_node(key);  // layer boxes of the overviews share their titles
+  }
+  statusBar()->showMessage(name, 4000);
+}
+
+void MainWindow::find_step(int direction) {
+  const QString text = find_edit_->text();
+  if (!active_view_->model() || text.isEmpty()) return;
+  if (text != found_for_) {
+    found_ = active_view_->model()->find(text.toStdString());
+    found_for_ = text;
+    found_index_ = direction > 0 ? -1 : 0;
+  }
+  if (found_.empty()) {
+    statusBar()->showMessage(tr("no node matches “%1”").arg(text), 4000);
+    return;
+  }
+  const int n = static_cast<int>(found_.size());
+  found_index_ = ((found_index_ + direction) % n + n) % n;
+  const std::string& name = found_[static_cast<size_t>(found_index_)];
+  active_view_->select_node(name);
+  select_partner(active_view_, QString::fromStdString(name));
+  statusBar()->showMessage(
+      tr("%1 of %2: %3").arg(found_index_ + 1).arg(n).arg(QString::fromStdString(name)), 4000);
+}
+
+void MainWindow::choose_file(bool reference) {
+  const QString path = QFileDialog::getOpenFileName(
+      this, reference ? tr("Open the reference program") : tr("Open the distributed program"),
+      QFileInfo(reference ? paths_.ref : paths_.dist).absolutePath(), tr("HLO text (*.hlo)"));
+  if (path.isEmpty()) return;
+  PairPaths next = paths_;
+  (reference ? next.ref : next.dist) = path;
+  if (next.ref.isEmpty() || next.dist.isEmpty()) {
+    paths_ = next;
+    status_->setText(
+        tr("now open the %1 program").arg(reference ? tr("distributed") : tr("reference")));
+    return;
+  }
+  open_pair(next);
+}
+
+void MainWindow::export_png() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export the view"), QStringLiteral("graph.png"), tr("PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  if (!active_view_->render_image().save(path, "PNG")) {
+    show_error(tr("Export failed"), tr("cannot write %1").arg(path));
+  }
+}
+
+void MainWindow::remember_recent(const PairPaths& paths) {
+  if (example_dir_ && paths.dist.startsWith(example_dir_->path())) return;  // a temporary pair
+  QSettings settings;
+  QStringList recent = settings.value(kRecentKey).toStringList();
+  const QString entry = paths.ref + QLatin1Char('\n') + paths.dist;
+  recent.removeAll(entry);
+  recent.prepend(entry);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue(kRecentKey, recent);
+}
+
+void MainWindow::fill_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value(kRecentKey).toStringList();
+  for (const QString& entry : recent) {
+    const QStringList pair = entry.split(QLatin1Char('\n'));
+    if (pair.size() != 2) continue;
+    recent_menu_->addAction(QStringLiteral("%1  ↔  %2").arg(QFileInfo(pair[0]).fileName(), pair[1]),
+                            this, [this, pair] {
+                              open_pair({pair[0], pair[1]});
+                            });
+  }
+  if (recent.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (!urls.isEmpty() && urls.size() <= 2 && std::all_of(urls.begin(), urls.end(), is_hlo)) {
+    event->acceptProposedAction();
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  PairPaths next = paths_;
+  if (urls.size() == 2) {
+    // Two files: the one named like a reference (ref, tp1, single) goes left.
+    next = {urls[0].toLocalFile(), urls[1].toLocalFile()};
+    const QString second = QFileInfo(next.dist).fileName();
+    if (second.contains(QStringLiteral("ref")) || second.contains(QStringLiteral("tp1")) ||
+        second.contains(QStringLiteral("single"))) {
+      std::swap(next.ref, next.dist);
+    }
+  } else if (urls.size() == 1) {
+    // One file: it replaces the program of the pane it was dropped on.
+    const bool left = event->position().x() < centralWidget()->geometry().center().x();
+    (left ? next.ref : next.dist) = urls[0].toLocalFile();
+  }
+  event->acceptProposedAction();
+  if (!next.ref.isEmpty() && !next.dist.isEmpty())
+    open_pair(next);
+  else
+    paths_ = next;
+}
+
+}  // namespace scalify::views

@@ -1,0 +1,40 @@
+// One box of a graph pane: a rounded rectangle with the op, the shape and the name (or a
+// group's title and size), a fill colour, an optional layout badge, a red state.
+#pragma once
+
+#include <QColor>
+#include <QGraphicsItem>
+#include <QString>
+#include <string>
+
+#include "views/graph_model.h"
+
+namespace scalify::views {
+
+class NodeItem : public QGraphicsItem {
+ public:
+  /// A box of `width` x `height` points centred on the item's position.
+  NodeItem(const ViewNode& node, double width, double height);
+
+  const std::string& name() const { return node_.name; }
+  const ViewNode& node() const { return node_; }
+  void set_fill(QColor fill);
+  void set_badge(QString badge);
+  void set_divergent(bool divergent);
+  bool divergent() const { return divergent_; }
+
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  ViewNode node_;
+  QRectF rect_;
+  QColor fill_;
+  QString badge_;
+  bool divergent_ = false;
+};
+
+/// The size a node's text needs, in points (an estimate: safe to compute off the GUI thread).
+std::pair<double, double> node_size(const ViewNode& node);
+
+}  // namespace scalify::views
