@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "hlo/reader.h"
 #include "support/json.h"
 
 namespace fs = std::filesystem;
@@ -18,6 +19,12 @@ namespace fs = std::filesystem;
 namespace scalify::test {
 
 std::string corpus_dir() { return SCALIFY_CORPUS_DIR; }
+
+ir::Module parse_module(const std::string& text, const std::string& file) {
+  auto m = hlo::read_module(text, file);
+  if (!m) FAIL(m.error().format());
+  return std::move(*m);
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,12 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "ir/module.h"
+
 namespace scalify::test {
 
 /// `../shared/corpus` (configured at build time).
 std::string corpus_dir();
 /// The whole file; fails the current test if it cannot be read.
 std::string read_file(const std::string& path);
+/// HLO text read as a module; fails the current test if it does not read (`file` labels the
+/// diagnostic).
+ir::Module parse_module(const std::string& text, const std::string& file = "inline.hlo");
 /// Every `*.hlo` file below the corpus directory, sorted.
 std::vector<std::string> corpus_hlo_files();
 

@@ -218,12 +218,6 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
 
 namespace {
 
-ir::Module parse(const char* text) {
-  auto m = hlo::read_module(text, "inline.hlo");
-  REQUIRE(m);
-  return std::move(*m);
-}
-
 constexpr const char* kRefactorRef = R"hlo(HloModule r
 ENTRY e {
   a = f32[2,3] parameter(0)
@@ -240,7 +234,7 @@ ENTRY e {
 
 TEST_CASE("mesh of one device: a refactoring is proved by the rewrite rules alone", "[verify]") {
   // The transposes moved before the sum, the operands of both ops swapped.
-  const ir::Module ref = parse(kRefactorRef);
+  const ir::Module ref = test::parse_module(kRefactorRef);
   std::string text = R"hlo(HloModule d
 ENTRY e {
   a = f32[2,3] parameter(0)
@@ -253,14 +247,14 @@ ENTRY e {
   ROOT m = f32[3,2] multiply(cb, s)
 }
 )hlo";
-  const auto r = check(ref, parse(text.c_str()));
+  const auto r = check(ref, test::parse_module(text.c_str()));
   CHECK(r.mesh.rank() == 0);
   CHECK(r.verdict == Verdict::kEquivalent);
   CHECK(all_proven(r));
 
   // The same with a changed constant is not.
   text.replace(text.find("constant(2)"), 11, "constant(3)");
-  const ir::Module bug = parse(text.c_str());
+  const ir::Module bug = test::parse_module(text.c_str());
   const auto b = check(ref, bug);
   CHECK(b.verdict == Verdict::kDivergent);
 }
@@ -279,14 +273,14 @@ TEST_CASE("random ops relate only under a stated assumption", "[verify]") {
 
 TEST_CASE("what the checker does not model makes the check inconclusive, not divergent",
           "[verify]") {
-  const ir::Module ref = parse(R"hlo(HloModule r
+  const ir::Module ref = test::parse_module(R"hlo(HloModule r
 ENTRY e {
   a = f32[4,4] parameter(0)
   ROOT n = f32[4,4] negate(a)
 }
 )hlo");
   // An all-to-all of a sharded value: real, but not modelled yet.
-  const ir::Module dist = parse(R"hlo(HloModule d, num_partitions=2
+  const ir::Module dist = test::parse_module(R"hlo(HloModule d, num_partitions=2
 ENTRY e {
   a = f32[2,4] parameter(0)
   t = f32[2,4] all-to-all(a), replica_groups={{0,1}}, dimensions={1}
@@ -326,12 +320,12 @@ TEST_CASE("a divergence carries the node's op_name and source line from the meta
 
 TEST_CASE("two mesh axes: layouts compose, and an all-reduce over the wrong axis is caught",
           "[verify]") {
-  const ir::Module ref = parse(test::kTwoAxisRef);
+  const ir::Module ref = test::parse_module(test::kTwoAxisRef);
   // Batch over dp, the contraction over tp, summed over tp.
   std::string text = test::kTwoAxisDist;
   verify::CheckRequest request;
   request.mesh = *verify::Mesh::parse("dp=2,tp=4");
-  auto r = verify::check(ref, parse(text.c_str()), request);
+  auto r = verify::check(ref, test::parse_module(text.c_str()), request);
   REQUIRE(r);
   CHECK(r->verdict == Verdict::kEquivalent);
   REQUIRE(r->goals.size() == 1);
@@ -341,7 +335,7 @@ TEST_CASE("two mesh axes: layouts compose, and an all-reduce over the wrong axis
   // the same size this would be the same program with the axes renamed, and correct.)
   const std::string groups = test::kTwoAxisTpGroups;
   text.replace(text.find(groups), groups.size(), test::kTwoAxisDpGroups);
-  auto bug = verify::check(ref, parse(text.c_str()), request);
+  auto bug = verify::check(ref, test::parse_module(text.c_str()), request);
   REQUIRE(bug);
   CHECK(bug->verdict == Verdict::kDivergent);
   REQUIRE(bug->divergence);
@@ -350,7 +344,7 @@ TEST_CASE("two mesh axes: layouts compose, and an all-reduce over the wrong axis
 
 TEST_CASE("dynamic-slice by partition-id takes each rank's shard of a replicated value",
           "[verify]") {
-  const ir::Module ref = parse(R"hlo(HloModule r
+  const ir::Module ref = test::parse_module(R"hlo(HloModule r
 ENTRY e {
   x = f32[8,4] parameter(0)
   ROOT n = f32[8,4] negate(x)
@@ -370,13 +364,13 @@ ENTRY e {
   ROOT g = f32[8,4] all-gather(n), replica_groups={{0,1}}, dimensions={0}
 }
 )hlo";
-  const auto r = check(ref, parse(text.c_str()));
+  const auto r = check(ref, test::parse_module(text.c_str()));
   CHECK(r.verdict == Verdict::kEquivalent);
   CHECK(all_proven(r));
 
   // The table reversed: rank 0 takes the second half, and the gather stacks them backwards.
   text.replace(text.find("{0, 4}"), 6, "{4, 0}");
-  const auto bug = check(ref, parse(text.c_str()));
+  const auto bug = check(ref, test::parse_module(text.c_str()));
   REQUIRE(bug.verdict == Verdict::kDivergent);
   CHECK(bug.divergence->dist_node == "s");
   CHECK_THAT(bug.divergence->reason, Catch::Contains("4, 0 by device"));
@@ -384,7 +378,7 @@ ENTRY e {
   // replica-id is 0 on every device of a partitioned program: every rank takes the first half.
   text.replace(text.find("{4, 0}"), 6, "{0, 4}");
   text.replace(text.find("partition-id()"), 14, "replica-id()");
-  const auto replica = check(ref, parse(text.c_str()));
+  const auto replica = check(ref, test::parse_module(text.c_str()));
   REQUIRE(replica.verdict == Verdict::kDivergent);
   CHECK_THAT(replica.divergence->reason, Catch::Contains("0, 0 by device"));
 }

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "hlo/reader.h"
 #include "support/layered_example.h"
+#include "test_support.h"
 #include "verify/check.h"
 
 using namespace scalify;
@@ -13,19 +13,13 @@ using verify::Verdict;
 
 namespace {
 
-ir::Module parse(const std::string& text) {
-  auto m = hlo::read_module(text, "layered.hlo");
-  REQUIRE(m);
-  return std::move(*m);
-}
-
 const verify::Mesh kTp2 = *verify::Mesh::parse("tp=2");
 
 }  // namespace
 
 TEST_CASE("layered check: equivalent, identical layers checked once", "[verify][layered]") {
-  const ir::Module ref = parse(test::layered_hlo({6}, 1));
-  const ir::Module dist = parse(test::layered_hlo({6}, 2));
+  const ir::Module ref = test::parse_module(test::layered_hlo({6}, 1));
+  const ir::Module dist = test::parse_module(test::layered_hlo({6}, 2));
   verify::CheckProgress progress;
   verify::LayeredRequest request;
   request.threads = 2;
@@ -51,8 +45,8 @@ TEST_CASE("layered check: a planted bug is found in its layer, by name", "[verif
   for (int at : {0, 3, 5}) {
     test::LayeredExample e{6};
     e.drop_all_reduce_at = at;
-    const ir::Module ref = parse(test::layered_hlo({6}, 1));
-    const ir::Module dist = parse(test::layered_hlo(e, 2));
+    const ir::Module ref = test::parse_module(test::layered_hlo({6}, 1));
+    const ir::Module dist = test::parse_module(test::layered_hlo(e, 2));
     auto r = verify::check(ref, dist, {});
     REQUIRE(r);
     INFO("bug at layer " << at);
@@ -69,14 +63,14 @@ TEST_CASE("layered check: the memo carries over between checks and renames its r
   verify::PartMemo memo;
   verify::CheckRequest request;
   request.memo = &memo;
-  const ir::Module ref = parse(test::layered_hlo({4}, 1));
-  auto first = verify::check(ref, parse(test::layered_hlo({4}, 2)), request);
+  const ir::Module ref = test::parse_module(test::layered_hlo({4}, 1));
+  auto first = verify::check(ref, test::parse_module(test::layered_hlo({4}, 2)), request);
   REQUIRE(first);
   CHECK(first->verdict == Verdict::kEquivalent);
   // The same model with other names: every part from the memo.
   test::LayeredExample renamed{4};
   renamed.rename = true;
-  auto second = verify::check(ref, parse(test::layered_hlo(renamed, 2)), request);
+  auto second = verify::check(ref, test::parse_module(test::layered_hlo(renamed, 2)), request);
   REQUIRE(second);
   CHECK(second->verdict == Verdict::kEquivalent);
   CHECK(second->stats.memo_hits == 4);
@@ -85,8 +79,8 @@ TEST_CASE("layered check: the memo carries over between checks and renames its r
 
 TEST_CASE("layered check: a whole-program check agrees, and a cancelled one gives up",
           "[verify][layered]") {
-  const ir::Module ref = parse(test::layered_hlo({3}, 1));
-  const ir::Module dist = parse(test::layered_hlo({3}, 2));
+  const ir::Module ref = test::parse_module(test::layered_hlo({3}, 1));
+  const ir::Module dist = test::parse_module(test::layered_hlo({3}, 2));
   verify::CheckRequest whole;
   whole.by_layers = false;
   auto r = verify::check(ref, dist, whole);
@@ -111,8 +105,8 @@ TEST_CASE("layered check: a whole-program check agrees, and a cancelled one give
 
 TEST_CASE("matches: every distributed node related to a reference node, once",
           "[verify][layered]") {
-  const ir::Module ref = parse(test::layered_hlo({3}, 1));
-  const ir::Module dist = parse(test::layered_hlo({3}, 2));
+  const ir::Module ref = test::parse_module(test::layered_hlo({3}, 1));
+  const ir::Module dist = test::parse_module(test::layered_hlo({3}, 2));
   for (bool by_layers : {true, false}) {
     verify::CheckRequest request;
     request.by_layers = by_layers;

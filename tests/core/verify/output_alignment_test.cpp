@@ -3,30 +3,20 @@
 
 #include <catch2/catch.hpp>
 
-#include "hlo/reader.h"
+#include "test_support.h"
 
 using namespace scalify;
 
-namespace {
-
-ir::Module parse(const char* text) {
-  auto m = hlo::read_module(text, "inline.hlo");
-  REQUIRE(m);
-  return std::move(*m);
-}
-
-}  // namespace
-
 TEST_CASE("outputs: by position when every position fits, aligned by shape otherwise", "[verify]") {
   const verify::Mesh mesh = *verify::Mesh::parse("tp=2");
-  const ir::Module ref = parse(R"hlo(HloModule r
+  const ir::Module ref = test::parse_module(R"hlo(HloModule r
 ENTRY e {
   w = f32[10] parameter(0)
   y = s64[32] parameter(1)
   x = f32[32,10] parameter(2)
   ROOT t = (f32[10], s64[32], f32[32,10]) tuple(w, y, x)
 })hlo");
-  const ir::Module same = parse(R"hlo(HloModule d
+  const ir::Module same = test::parse_module(R"hlo(HloModule d
 ENTRY e {
   w = f32[10] parameter(0)
   y = s64[16] parameter(1)
@@ -36,7 +26,7 @@ ENTRY e {
   CHECK(verify::infer_output_bindings(ref, same, mesh).empty());
 
   // The labels are not returned: the data-parallel output 1 is the reference's output 2.
-  const ir::Module fewer = parse(R"hlo(HloModule d
+  const ir::Module fewer = test::parse_module(R"hlo(HloModule d
 ENTRY e {
   w = f32[10] parameter(0)
   x = f32[16,10] parameter(1)
@@ -49,7 +39,7 @@ ENTRY e {
   CHECK(b[2].dist_index == 1);
 
   // Nothing fits a position of another element type.
-  const ir::Module other = parse(R"hlo(HloModule d
+  const ir::Module other = test::parse_module(R"hlo(HloModule d
 ENTRY e {
   w = s32[10] parameter(0)
   ROOT t = (s32[10]) tuple(w)

@@ -3,22 +3,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "hlo/reader.h"
 #include "support/layered_example.h"
+#include "test_support.h"
 #include "verify/fingerprint.h"
 
 using namespace scalify;
 using verify::layer_of;
-
-namespace {
-
-ir::Module parse(const std::string& text) {
-  auto m = hlo::read_module(text, "layered.hlo");
-  REQUIRE(m);
-  return std::move(*m);
-}
-
-}  // namespace
 
 TEST_CASE("layer_of: the number of a layers/layer/h/blocks scope", "[verify][partition]") {
   CHECK(layer_of("model.layers.17.self_attn/aten__mm") == 17);
@@ -34,7 +24,7 @@ TEST_CASE("layer_of: the number of a layers/layer/h/blocks scope", "[verify][par
 
 TEST_CASE("partition: one part per layer, each a module reading what came before",
           "[verify][partition]") {
-  const ir::Module m = parse(test::layered_hlo({3}, 2));
+  const ir::Module m = test::parse_module(test::layered_hlo({3}, 2));
   const auto parts = verify::partition_layers(m);
   REQUIRE(parts.size() == 3);
   CHECK(parts[0].key == 0);
@@ -59,9 +49,9 @@ TEST_CASE("partition: one part per layer, each a module reading what came before
 }
 
 TEST_CASE("partition: programs without two named layers are not cut", "[verify][partition]") {
-  const ir::Module one = parse(test::layered_hlo({1}, 2));
+  const ir::Module one = test::parse_module(test::layered_hlo({1}, 2));
   CHECK(verify::partition_layers(one).empty());
-  const ir::Module flat = parse(R"hlo(HloModule flat
+  const ir::Module flat = test::parse_module(R"hlo(HloModule flat
 ENTRY e {
   a = f32[2] parameter(0)
   ROOT n = f32[2] negate(a)
@@ -71,7 +61,7 @@ ENTRY e {
 
 TEST_CASE("fingerprint: names and numbering do not count, the computation does",
           "[verify][partition]") {
-  const ir::Module m = parse(test::layered_hlo({4}, 2));
+  const ir::Module m = test::parse_module(test::layered_hlo({4}, 2));
   const auto mods = verify::extract_parts(m, verify::partition_layers(m));
   // Layers 1 and 2 differ in names, parameter numbers and channel ids only.
   CHECK(verify::fingerprint(mods[1].module) == verify::fingerprint(mods[2].module));
@@ -82,11 +72,12 @@ TEST_CASE("fingerprint: names and numbering do not count, the computation does",
 
   test::LayeredExample renamed{4};
   renamed.rename = true;
-  const ir::Module r = parse(test::layered_hlo(renamed, 2));
+  const ir::Module r = test::parse_module(test::layered_hlo(renamed, 2));
   CHECK(verify::fingerprint(r) == verify::fingerprint(m));
   test::LayeredExample buggy{4};
   buggy.drop_all_reduce_at = 2;
-  CHECK(verify::fingerprint(parse(test::layered_hlo(buggy, 2))) != verify::fingerprint(m));
+  CHECK(verify::fingerprint(test::parse_module(test::layered_hlo(buggy, 2))) !=
+        verify::fingerprint(m));
   CHECK(verify::hash128("a").size() == 32);
   CHECK(verify::hash128("a") != verify::hash128("b"));
 }
