@@ -7,10 +7,13 @@
 #include "eval/evaluator.h"
 #include "eval/random_values.h"
 #include "hlo/reader.h"
+#include "rules/check_guards.h"
+#include "rules/datalog_check.h"
 #include "rules/hlo_emit.h"
 #include "rules/rule_print.h"
 #include "rules/tensor_sampler.h"
 #include "rules/tensor_term.h"
+#include "rules/trials.h"
 
 namespace scalify::rules {
 namespace {
@@ -19,25 +22,6 @@ using check::Binding;
 using check::RuleVars;
 using check::TNode;
 using check::Typed;
-
-/// A guard on operands (not-zero, is-const, …), judged on the instance's values.
-struct OperandGuard {
-  std::string name;
-  std::vector<uint32_t> vars;
-};
-
-/// A stable 64-bit hash of text (FNV-1a), to give every rule direction its own stream.
-uint64_t hash(std::string_view s, uint64_t h = 1469598103934665603ull) {
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-
-uint64_t mix(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /// True if every number of `v` is NaN (an instance that says nothing: NaN equals NaN).
 bool all_nan(const eval::Value& v) {
@@ -67,20 +51,11 @@ class DirectionChecker {
     if (!compile()) return out_;
     // The stream depends on the seed and the direction's name only: not on the other rules,
     // nor on where the file is.
-    Rng rng(mix(options_.seed ^ mix(hash(out_.name))));
-    while (out_.trials < options_.trials && out_.attempts < options_.max_attempts) {
-      ++out_.attempts;
-      if (auto reject = attempt(rng)) {
-        ++out_.rejected;
-        out_.note = reject->why;
-      }
-      if (out_.counterexample) {
-        out_.verdict = Verdict::kFailed;
-        return out_;
-      }
-    }
-    out_.verdict = out_.trials > 0 ? Verdict::kPassed : Verdict::kNotInstantiated;
-    if (out_.trials > 0) out_.note.clear();
+    Rng rng(check::stream_seed(options_.seed, out_.name));
+    check::run_trials(out_, options_, [&]() -> std::optional<std::string> {
+      if (auto reject = attempt(rng)) return reject->why;
+      return std::nullopt;
+    });
     return out_;
   }
 
@@ -98,31 +73,14 @@ class DirectionChecker {
     if (!rhs) return give_up(rhs.error());
     lhs_ = std::move(*lhs);
     rhs_ = std::move(*rhs);
-    const VarResolver resolve = [this](const std::string& name) { return vars_.resolve(name); };
-    for (const Term& g : rule_.guards) {
-      if (is_attr_guard(g.name)) {
-        auto e = compile_attr_guard(g, resolve, file_.path);
-        if (!e) return give_up(e.error());
-        attr_guards_.push_back(std::move(*e));
-        continue;
-      }
-      OperandGuard og{g.name, {}};
-      for (const Term& a : g.args) {
-        const auto ref = a.kind == Term::Kind::kVar ? vars_.resolve(a.name) : std::nullopt;
-        if (!ref || ref->kind != VarRef::Kind::kClass) {
-          return give_up(
-              Diagnostic{file_.path, a.pos, "guard '" + g.name + "' takes operand variables", ""});
-        }
-        og.vars.push_back(ref->index);
-      }
-      operand_guards_.push_back(std::move(og));
-    }
+    auto guards = check::Guards::compile(rule_.guards, vars_, file_.path);
+    if (!guards) return give_up(guards.error());
+    guards_ = std::move(*guards);
     return true;
   }
 
   bool give_up(const Diagnostic& d) {
-    out_.note =
-        d.message + " (at " + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col) + ")";
+    out_.note = check::note_of(d);
     out_.verdict = Verdict::kNotInstantiated;
     return false;
   }
@@ -130,9 +88,7 @@ class DirectionChecker {
   /// One instance: nullopt when it was checked (agreeing, or a counterexample was recorded).
   std::optional<Reject> attempt(Rng& rng) {
     Binding b(vars_);
-    for (const OperandGuard& g : operand_guards_) {
-      if (g.name == "is-const") b.splat[g.vars[0]] = true;
-    }
+    guards_.mark_constants(b);
     check::sample_side(lhs_, check::random_type(rng), b, rng);
     for (auto& t : b.types) {
       if (!t) t = check::random_type(rng);
@@ -142,8 +98,13 @@ class DirectionChecker {
     }
     auto lhs = check::type_side(lhs_, b);
     if (auto* f = std::get_if<check::TypeFailure>(&lhs)) return Reject{"left side: " + f->why};
-    if (auto reject = operand_guards_hold(b)) return reject;
-    if (auto reject = attr_guards_hold(b, lhs)) return reject;
+    if (auto why = guards_.operands_hold(b)) return Reject{*why};
+    const auto retype = [&]() -> std::optional<std::string> {
+      lhs = check::type_side(lhs_, b);
+      if (auto* f = std::get_if<check::TypeFailure>(&lhs)) return "left side: " + f->why;
+      return std::nullopt;
+    };
+    if (auto why = guards_.attrs_hold(b, retype)) return Reject{*why};
     auto rhs = check::type_side(rhs_, b);
     if (auto* f = std::get_if<check::TypeFailure>(&rhs)) {
       // A right side whose attributes have no value is a rewrite that does not fire; one that
@@ -153,76 +114,6 @@ class DirectionChecker {
       return compare(std::get<Typed>(lhs), nullptr, f->why, b, rng);
     }
     return compare(std::get<Typed>(lhs), &std::get<Typed>(rhs), "", b, rng);
-  }
-
-  std::optional<Reject> operand_guards_hold(const Binding& b) const {
-    for (const OperandGuard& g : operand_guards_) {
-      const bool two = g.vars.size() == 2;
-      bool holds = true;
-      if (g.name == "is-sym") {
-        holds = !b.splat[g.vars[0]];
-      } else if (g.name == "distinct" || g.name == "const-or-distinct-var") {
-        // Different variables hold independent random values; the same one, the same.
-        holds = two && g.vars[0] != g.vars[1];
-      }  // not-zero: random values are never 0; is-const: made so by sampling
-      if (!holds) return Reject{"guard " + g.name + " does not hold"};
-    }
-    return std::nullopt;
-  }
-
-  /// Attribute guards, after giving a guard `(equal ?v EXPR)` (or `(identity-permutation ?v)`,
-  /// `(ascending ?v)`) that fails its variable the value that makes it hold, then re-typing.
-  std::optional<Reject> attr_guards_hold(Binding& b, std::variant<Typed, check::TypeFailure>& lhs) {
-    for (int round = 0; round < 3; ++round) {
-      bool all = true, repaired = false;
-      for (const AttrExpr& g : attr_guards_) {
-        if (holds(g, check::BindingScope(b))) continue;
-        all = false;
-        repaired = repair(g, b) || repaired;
-      }
-      if (all) return std::nullopt;
-      if (!repaired) break;
-      lhs = check::type_side(lhs_, b);
-      if (auto* f = std::get_if<check::TypeFailure>(&lhs)) return Reject{"left side: " + f->why};
-    }
-    for (size_t i = 0; i < attr_guards_.size(); ++i) {
-      if (!holds(attr_guards_[i], check::BindingScope(b))) {
-        return Reject{"guard " + std::string(attr_guards_[i].fn->usage) + " does not hold"};
-      }
-    }
-    return std::nullopt;
-  }
-
-  static bool repair(const AttrExpr& g, Binding& b) {
-    auto var = [](const AttrExpr& e) {
-      return e.kind == AttrExpr::Kind::kAttrVar ? std::optional(e.var) : std::nullopt;
-    };
-    const std::string_view name = g.fn->name;
-    if (name == "equal") {
-      for (int side = 0; side < 2; ++side) {
-        const auto v = var(g.args[static_cast<size_t>(side)]);
-        if (!v) continue;
-        auto value = evaluate(g.args[static_cast<size_t>(1 - side)], check::BindingScope(b));
-        if (!value) continue;
-        b.attrs[*v] = std::move(*value);
-        return true;
-      }
-      return false;
-    }
-    const auto v = var(g.args[0]);
-    const auto* list =
-        v && b.attrs[*v] ? std::get_if<std::vector<int64_t>>(&*b.attrs[*v]) : nullptr;
-    if (!list) return false;
-    std::vector<int64_t> fixed = *list;
-    if (name == "identity-permutation") {
-      for (size_t i = 0; i < fixed.size(); ++i) fixed[i] = static_cast<int64_t>(i);
-    } else if (name == "ascending") {
-      std::sort(fixed.begin(), fixed.end());
-    } else {
-      return false;
-    }
-    b.attrs[*v] = egraph::AttrValue(std::move(fixed));
-    return true;
   }
 
   /// Evaluates both sides on the same random inputs (`rhs` null: it does not type-check, for
@@ -312,8 +203,7 @@ class DirectionChecker {
   DirectionCheck out_;
   RuleVars vars_;
   TNode lhs_, rhs_;
-  std::vector<OperandGuard> operand_guards_;
-  std::vector<AttrExpr> attr_guards_;
+  check::Guards guards_;
   std::unordered_set<std::string> seen_;
 };
 
@@ -325,13 +215,32 @@ int severity(Verdict v) {
       return 2;
     case Verdict::kPassed:
       return 1;
-    case Verdict::kNotChecked:
-      return 0;
   }
   return 0;
 }
 
 }  // namespace
+
+void check::run_trials(DirectionCheck& out, const CheckOptions& options,
+                       const std::function<std::optional<std::string>()>& attempt) {
+  while (out.trials < options.trials && out.attempts < options.max_attempts) {
+    ++out.attempts;
+    if (auto why = attempt()) {
+      ++out.rejected;
+      out.note = std::move(*why);
+    }
+    if (out.counterexample) {
+      out.verdict = Verdict::kFailed;
+      return;
+    }
+  }
+  out.verdict = out.trials > 0 ? Verdict::kPassed : Verdict::kNotInstantiated;
+  if (out.trials > 0) out.note.clear();
+}
+
+std::string check::note_of(const Diagnostic& d) {
+  return d.message + " (at " + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col) + ")";
+}
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -341,8 +250,6 @@ const char* to_string(Verdict v) {
       return "failed";
     case Verdict::kNotInstantiated:
       return "could not instantiate";
-    case Verdict::kNotChecked:
-      return "not checked numerically yet";
   }
   return "";
 }
@@ -352,7 +259,10 @@ std::vector<RuleCheck> check_rules(const RuleFile& file, const CheckOptions& opt
   for (const Rule& rule : file.rules) {
     RuleCheck rc;
     rc.rule = &rule;
-    if (rule.kind != Rule::Kind::kRule) {
+    if (rule.kind == Rule::Kind::kRule) {
+      rc.directions.push_back(check_datalog_rule(file, rule, options));
+      rc.verdict = rc.directions.front().verdict;
+    } else {
       rc.directions.push_back(DirectionChecker(file, rule, false, options).run());
       if (rule.kind == Rule::Kind::kBirewrite) {
         rc.directions.push_back(DirectionChecker(file, rule, true, options).run());

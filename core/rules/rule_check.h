@@ -2,7 +2,8 @@
 // direction, is instantiated many times on random small tensors and random attribute values
 // that satisfy its guards; both sides are written as HLO modules, read back (the HLO reader
 // type-checks them) and evaluated by the reference interpreter on the same inputs; any
-// difference is a counterexample. Datalog rules are listed as not checked numerically yet.
+// difference is a counterexample. Datalog rules are checked on a simulated mesh
+// (datalog_check.h).
 #pragma once
 
 #include <cstdint>
@@ -31,11 +32,12 @@ enum class Verdict {
   kPassed,           ///< every trial agreed
   kFailed,           ///< a counterexample
   kNotInstantiated,  ///< no instance type-checked and evaluated (the reason says why)
-  kNotChecked,       ///< a Datalog rule: not checked numerically yet
 };
 const char* to_string(Verdict v);
 
-/// One instance on which the two sides differ.
+/// One instance on which the two sides differ. For a Datalog rule: the operands are every
+/// class variable with its value (one per rank on the distributed side), `lhs` the body, `rhs`
+/// the conclusion that does not hold and `mismatch` why; types, values and HLO stay empty.
 struct Counterexample {
   struct Operand {
     std::string name;   ///< "?x"
@@ -65,8 +67,8 @@ struct DirectionCheck {
 /// The check of one rule.
 struct RuleCheck {
   const Rule* rule = nullptr;
-  std::vector<DirectionCheck> directions;  ///< none for a Datalog rule
-  Verdict verdict = Verdict::kNotChecked;  ///< the worst of the directions
+  std::vector<DirectionCheck> directions;  ///< one for a Datalog rule (named as the rule)
+  Verdict verdict = Verdict::kPassed;      ///< the worst of the directions
 };
 
 /// Checks every rule of `file` (already parsed and, for its operator and guard names,

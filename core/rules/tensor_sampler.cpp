@@ -479,6 +479,18 @@ class Sampler {
 
 }  // namespace
 
+uint64_t stream_seed(uint64_t seed, std::string_view name) {
+  auto mix = [](uint64_t x) {  // splitmix64's finaliser
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the name
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return mix(seed ^ mix(h));
+}
+
 int64_t Rng::uniform(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string_view>
 
 #include "rules/tensor_term.h"
 
@@ -26,6 +27,10 @@ class Rng {
  private:
   std::mt19937_64 engine_;
 };
+
+/// The seed of one rule direction's own stream: from the run's seed and the direction's name
+/// only, so that a result depends neither on the other rules of the file nor on where it is.
+uint64_t stream_seed(uint64_t seed, std::string_view name);
 
 /// A random array type of `dtype`: rank 0 to 3, dimensions 1 to 4.
 ir::Type random_type(Rng& rng, ir::DType dtype = ir::DType::kF32);

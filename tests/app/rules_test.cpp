@@ -133,17 +133,31 @@ TEST_CASE("rules --check: wrong rules fail, each named with a counterexample", "
   CHECK_FALSE(c.find("mismatch")->as_string().empty());
 }
 
-TEST_CASE("rules --check: Datalog rules are listed as not checked yet", "[app]") {
+TEST_CASE("rules --check: Datalog rules are checked on a simulated mesh", "[app]") {
   TempDir dir;
-  const std::string path = dir.write("layout.rules",
-                                     "relation Rep(class, class)\n"
-                                     "rule ar: ?r = (all-reduce ?x), Rep(?x, ?X) => Rep(?r, ?X)\n"
-                                     "rewrite mul-one: (multiply ?x 1) => ?x\n");
-  const CommandResult r = run_cli("rules --check '" + path + "'");
+  const std::string relations =
+      "relation Rep(class, class)\nrelation Partial(class, class, word, word)\n";
+  const std::string good = dir.write(
+      "good.rules", relations +
+                        "rule ar: ?r = (all-reduce ?x), Partial(?x, ?X, tp, sum) => Rep(?r, ?X)\n"
+                        "rewrite mul-one: (multiply ?x 1) => ?x\n");
+  CommandResult r = run_cli("rules --check '" + good + "'");
   CHECK(r.exit_code == 0);
-  CHECK(has_row(r.out, "not checked", "ar", path + ":"));
-  CHECK_THAT(r.out, Catch::Contains("(a Datalog rule: not checked numerically yet)"));
-  CHECK_THAT(r.out, Catch::Contains("1 Datalog rule not checked numerically yet"));
+  CHECK(has_row(r.out, "passed", "ar", good + ":"));
+  CHECK_THAT(r.out, Catch::Contains("checked 2 rules"));
+
+  // An all-reduce of a replicated value multiplies it by the number of ranks.
+  const std::string wrong = dir.write(
+      "wrong.rules", relations + "rule ar: ?r = (all-reduce ?x), Rep(?x, ?X) => Rep(?r, ?X)\n");
+  r = run_cli("rules --check '" + wrong + "'");
+  CHECK(r.exit_code == 1);
+  CHECK(has_row(r.out, "FAILED", "ar", wrong + ":"));
+  CHECK_THAT(r.out, Catch::Contains("head   Rep(?r, ?X) does not hold"));
+  CHECK_THAT(r.out, Catch::Contains("ranks = "));
+  const CommandResult j = run_cli("rules --check --json '" + wrong + "'");
+  auto doc = scalify::json::parse(j.out, "stdout");
+  REQUIRE(doc);
+  CHECK(doc->find("summary")->find("failed")->as_int() == 1);
 }
 
 TEST_CASE("rules: bad files and arguments exit 2 with a position", "[app]") {

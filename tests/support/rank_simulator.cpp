@@ -3,65 +3,13 @@
 #include <random>
 
 #include "eval/evaluator.h"
+#include "eval/mesh.h"
 #include "hlo/reader.h"
 
 namespace scalify::test {
 
-namespace {
-
 using eval::Tensor;
 using eval::Value;
-
-/// Concatenation of `parts` along `dim`.
-Tensor concatenate(const std::vector<const Tensor*>& parts, int64_t dim) {
-  Tensor out;
-  out.dims = parts[0]->dims;
-  out.dims[static_cast<size_t>(dim)] = 0;
-  for (const Tensor* p : parts)
-    out.dims[static_cast<size_t>(dim)] += p->dims[static_cast<size_t>(dim)];
-  out.data.assign(static_cast<size_t>(out.element_count()), 0.0);
-  int64_t base = 0;
-  for (const Tensor* p : parts) {
-    std::vector<int64_t> index(p->dims.size(), 0);
-    if (p->element_count() > 0) {
-      do {
-        std::vector<int64_t> at = index;
-        at[static_cast<size_t>(dim)] += base;
-        out.data[static_cast<size_t>(out.linear_index(at))] = p->at(index);
-      } while (eval::next_index(index, p->dims));
-    }
-    base += p->dims[static_cast<size_t>(dim)];
-  }
-  return out;
-}
-
-/// Entries [start, start + size) of `x` along `dim`, zeros past its end.
-Tensor chunk(const Tensor& x, int64_t dim, int64_t start, int64_t size) {
-  Tensor out;
-  out.dims = x.dims;
-  out.dims[static_cast<size_t>(dim)] = size;
-  out.data.assign(static_cast<size_t>(out.element_count()), 0.0);
-  std::vector<int64_t> index(out.dims.size(), 0);
-  if (out.element_count() == 0) return out;
-  do {
-    std::vector<int64_t> from = index;
-    from[static_cast<size_t>(dim)] += start;
-    if (from[static_cast<size_t>(dim)] < x.dims[static_cast<size_t>(dim)]) {
-      out.data[static_cast<size_t>(out.linear_index(index))] = x.at(from);
-    }
-  } while (eval::next_index(index, out.dims));
-  return out;
-}
-
-Tensor sum(const std::vector<const Tensor*>& parts) {
-  Tensor out = *parts[0];
-  for (size_t r = 1; r < parts.size(); ++r) {
-    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] += parts[r]->data[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ranks,
                                             const std::vector<std::vector<Value>>& args) {
@@ -75,8 +23,8 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
     auto operand = [&](int64_t r, size_t i) -> const Tensor& {
       return values[static_cast<size_t>(r)][static_cast<size_t>(instr.operands[i])].tensor();
     };
-    std::vector<const Tensor*> parts;
-    for (int64_t r = 0; r < ranks && !instr.operands.empty(); ++r) parts.push_back(&operand(r, 0));
+    std::vector<Tensor> parts;
+    for (int64_t r = 0; r < ranks && !instr.operands.empty(); ++r) parts.push_back(operand(r, 0));
     const ir::DimList& dims = instr.dims_attr("dimensions");
     for (int64_t r = 0; r < ranks; ++r) {
       Value& out = values[static_cast<size_t>(r)][static_cast<size_t>(id)];
@@ -88,14 +36,15 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
           out = Tensor::scalar(static_cast<double>(r));
           break;
         case ir::Opcode::kAllReduce:
-          out = sum(parts);
+          out = eval::mesh::combine(parts, eval::mesh::Reduction::kSum);
           break;
         case ir::Opcode::kAllGather:
-          out = concatenate(parts, dims.at(0));
+          out = eval::mesh::concatenate(parts, dims.at(0));
           break;
         case ir::Opcode::kReduceScatter: {
           const int64_t size = instr.type.dim(dims.at(0));
-          out = chunk(sum(parts), dims.at(0), r * size, size);
+          out = eval::mesh::chunk(eval::mesh::combine(parts, eval::mesh::Reduction::kSum),
+                                  dims.at(0), r * size, size);
           break;
         }
         default: {
@@ -152,7 +101,8 @@ std::vector<std::vector<Value>> shard_arguments(const std::vector<modelgen::Para
       }
       const int64_t d = params[i].shard_dim;
       const int64_t size = params[i].dist_dims[static_cast<size_t>(d)];
-      out[static_cast<size_t>(r)].emplace_back(chunk(ref[i].tensor(), d, r * size, size));
+      out[static_cast<size_t>(r)].emplace_back(
+          eval::mesh::chunk(ref[i].tensor(), d, r * size, size));
     }
   }
   return out;
