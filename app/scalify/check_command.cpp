@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "hlo/reader.h"
+#include "report/report.h"
+#include "report/source_snippet.h"
 #include "store/memo_store.h"
 #include "verify/check.h"
 #include "verify/check_json.h"
@@ -26,22 +28,14 @@ int usage_error(std::ostream& err, const std::string& message) {
   return 2;
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
-  return lines;
-}
-
 /// Lines `line - 2 … line + 2` of a file, the middle one marked, long lines cut.
 void print_context(std::ostream& out, const std::string& path, int64_t line) {
-  if (line <= 0) return;
-  const std::vector<std::string> lines = read_lines(path);
-  for (int64_t l = std::max<int64_t>(1, line - 2);
-       l <= std::min<int64_t>(static_cast<int64_t>(lines.size()), line + 2); ++l) {
-    std::string text = lines[static_cast<size_t>(l - 1)];
+  const auto s = report::snippet(path, line, 2);
+  if (!s) return;
+  for (const report::SnippetLine& l : s->lines) {
+    std::string text = l.text;
     if (text.size() > 150) text = text.substr(0, 149) + "…";
-    out << (l == line ? "  > " : "    ") << path << ':' << l << ": " << text << '\n';
+    out << (l.marked ? "  > " : "    ") << path << ':' << l.number << ": " << text << '\n';
   }
 }
 
@@ -114,6 +108,7 @@ bool parse_number(std::string_view s, double& v) {
 
 int run_check(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   bool as_json = false;
+  std::optional<std::string> report_path;
   std::vector<std::string> files;
   verify::CheckRequest request;
   request.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -133,6 +128,8 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
           << "program), or names the first node of DIST where it stops doing so, why, and its\n"
           << "source line.\n\n"
           << "  --json              print one JSON object (see DESIGN.md)\n"
+          << "  --report FILE       also write a report: FILE.html (one self-contained page)\n"
+          << "                      or FILE.md (a comment for a code review)\n"
           << "  --spec SPEC.json    mesh, parameter and output layouts that override inference\n"
           << "  --mesh tp=8         the mesh (else the spec's, else inferred)\n"
           << "  --strict            unmatched parameters or outputs fail the check\n"
@@ -147,6 +144,12 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
       return 0;
     } else if (arg == "--json") {
       as_json = true;
+    } else if (arg == "--report") {
+      const auto v = value("--report");
+      if (!v || !(v->ends_with(".html") || v->ends_with(".htm") || v->ends_with(".md"))) {
+        return usage_error(err, "--report needs a file ending in .html or .md");
+      }
+      report_path = std::string(*v);
     } else if (arg == "--strict") {
       request.options.strict = true;
     } else if (arg == "--explain") {
@@ -239,6 +242,13 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   if (!result) {
     err << result.error().format();
     return 2;
+  }
+  if (report_path) {
+    auto written = report::write_report(*report_path, {*result, *ref, *dist, files[0], files[1]});
+    if (!written) {
+      err << "scalify: error: " << written.error().message << " (" << *report_path << ")\n";
+      return 2;
+    }
   }
   if (as_json) {
     out << verify::to_json(*result).dump(2) << '\n';

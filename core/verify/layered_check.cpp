@@ -250,11 +250,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       j.checked = true;
       ++rechecked;
     }
-    if (j.result.verdict != Verdict::kEquivalent) {
-      failed = k;
-      break;
-    }
-    // Record what this part bound and proved.
+    // Record what this part bound (a failing part too: its bindings explain its divergence)
+    // and, when it holds, what it proved.
     std::unordered_map<std::string, bool> assumed;
     for (const Assumption& a : j.result.assumptions) assumed[a.dist] = true;
     for (const BijectionEntry& b : j.result.bijection) {
@@ -262,6 +259,10 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
         params[b.dist] = {b.ref, b.layout, b.why, assumed.count(b.dist) > 0};
         param_order.push_back(b.dist);
       }
+    }
+    if (j.result.verdict != Verdict::kEquivalent) {
+      failed = k;
+      break;
     }
     for (const Goal& g : j.result.goals) {
       if (!g.proven || !g.layout) continue;
@@ -274,14 +275,29 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   }
 
   // The whole program's result: the last part's goals, every part's assumptions.
+  auto key_name = [](int64_t key) {
+    return key == Part::kPrologue   ? std::string("prologue")
+           : key == Part::kEpilogue ? std::string("epilogue")
+                                    : "layer " + std::to_string(key);
+  };
   CheckResult out;
   out.mesh = mesh;
   const Job& last = jobs[failed ? *failed : n - 1];
   out.verdict = failed ? last.result.verdict : Verdict::kEquivalent;
   out.divergence = last.result.divergence;
-  if (!failed) {
+  if (!failed || *failed == n - 1) {
     out.goals = last.result.goals;
     out.unmatched_ref_outputs = last.result.unmatched_ref_outputs;
+  } else {
+    // The program's outputs are the last part's; the check never got that far.
+    for (Goal g : jobs[n - 1].result.goals) {
+      g.proven = false;
+      g.layout.reset();
+      g.proof.clear();
+      g.why_not = "not reached: part " + std::to_string(*failed) + " (" +
+                  key_name(rparts[*failed].key) + ") diverges first";
+      out.goals.push_back(std::move(g));
+    }
   }
   const ir::Computation& rwhole = ref.entry();
   for (const std::string& name : param_order) {
@@ -295,10 +311,25 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
             [](const BijectionEntry& a, const BijectionEntry& b) {
               return a.dist_number < b.dist_number;
             });
+  // A parameter first read after the part where the check stopped was never looked at: that is
+  // not "no counterpart".
+  std::unordered_set<std::string> reached;
+  for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
+    for (ir::InstrId whole : jobs[k].dist.inputs) reached.insert(dwhole[whole].name);
+  }
+  size_t not_reached = 0;
   for (ir::InstrId p : dwhole.parameters()) {
-    if (p >= 0 && !params.count(dwhole[p].name)) {
+    if (p < 0 || params.count(dwhole[p].name)) continue;
+    if (failed && !reached.count(dwhole[p].name)) {
+      ++not_reached;
+    } else {
       out.unmatched_dist_parameters.push_back(dwhole[p].name);
     }
+  }
+  if (not_reached > 0) {
+    out.notes.push_back(std::to_string(not_reached) + " parameter" +
+                        (not_reached == 1 ? " is" : "s are") +
+                        " read only after the part where the check stopped, and not bound");
   }
   if (!failed) {
     for (ir::InstrId p : rwhole.parameters()) {
@@ -330,11 +361,6 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   out.stats.parts = n;
   out.stats.memo_hits = memo_hits;
   out.stats.stop_reason = last.result.stats.stop_reason;
-  auto key_name = [](int64_t key) {
-    return key == Part::kPrologue   ? std::string("prologue")
-           : key == Part::kEpilogue ? std::string("epilogue")
-                                    : "layer " + std::to_string(key);
-  };
   out.notes.push_back("checked as " + std::to_string(n) + " parts (" +
                       key_name(rparts.front().key) + " to " + key_name(rparts.back().key) +
                       "): " + std::to_string(distinct.size()) + " distinct, " +

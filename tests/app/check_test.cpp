@@ -121,6 +121,29 @@ TEST_CASE("check: bad input and usage exit 2 with a message", "[app][check]") {
   CHECK_THAT(s.err, Catch::Contains("spec.json:2:"));
 }
 
+TEST_CASE("check --report writes the Markdown and HTML reports beside the usual output",
+          "[app][check]") {
+  scalify::test::TempDir dir;
+  const std::string pair = pair_args("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo");
+  const auto md = run_cli("check --report " + dir.path() + "/r.md " + pair);
+  CHECK(md.exit_code == 0);
+  CHECK_THAT(md.out, Catch::Contains("verdict   equivalent"));
+  const std::string text = scalify::test::read_file(dir.path() + "/r.md");
+  CHECK(text.starts_with("## Scalify: equivalent"));
+  CHECK_THAT(text, Catch::Contains("**The verdict holds only if:**"));  // GPT-2's bias contract
+  const auto html = run_cli("check --json --report " + dir.path() + "/r.html " + pair);
+  CHECK(html.exit_code == 0);
+  CHECK(parse(html.out)["verdict"].as_string() == "equivalent");
+  CHECK_THAT(scalify::test::read_file(dir.path() + "/r.html"),
+             Catch::Contains("<h1 id=\"verdict\">equivalent</h1>"));
+  const auto bad = run_cli("check --report " + dir.path() + "/r.txt " + pair);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--report needs a file ending in .html or .md"));
+  const auto nowhere = run_cli("check --report " + dir.path() + "/no/dir/r.md " + pair);
+  CHECK(nowhere.exit_code == 2);
+  CHECK_THAT(nowhere.err, Catch::Contains("cannot write the report"));
+}
+
 TEST_CASE("check --spec can state a layout the inference would not choose", "[app][check]") {
   scalify::test::TempDir dir;
   // Replicated biases (the wrong contract for this program): the check must then fail.
