@@ -79,7 +79,13 @@ HloValue LlamaWriter::embed(const HloValue& ids) {
   const std::string scope = "model.embed_tokens";
   at(scope, "ids = my_chunk(torch.arange(self.vocab), dim=0)");
   HloValue vocab_ids = b_.iota(DType::kS32, {m_.vocab}, 0);
-  if (tp_ > 1) vocab_ids = my_chunk(vocab_ids, 0);
+  if (tp_ > 1) {
+    vocab_ids = my_chunk(vocab_ids, 0);
+    // The planted bug: arange(rows) on every rank, the rank's offset forgotten.
+    if (bug_ && bug_->kind == BugKind::kEmbedNoOffset) {
+      vocab_ids = b_.iota(DType::kS32, vocab_ids.dims, 0);
+    }
+  }
   const int64_t rows = vocab_ids.dim(0);
   at(scope, "one_hot = (input_ids.reshape(-1, 1) == ids).float()");
   const HloValue flat = b_.reshape(ids, {T_});

@@ -35,6 +35,9 @@ const std::vector<BugInfo>& bug_catalogue() {
        "the attention output flattened as (head_dim, heads) instead of (heads, head_dim): the "
        "rank's heads become the inner factor of the merged dim and no longer meet its o_proj "
        "columns"},
+      {BugKind::kEmbedNoOffset, "embed-no-offset", "",
+       "the vocab-parallel embedding compares the ids with arange(vocab // TP) on every rank, "
+       "forgetting the rank's offset: every rank looks up rank 0's rows (the layer is ignored)"},
   };
   return kBugs;
 }

@@ -21,6 +21,7 @@ enum class BugKind : uint8_t {
   kNormLocalStats,             ///< RMSNorm on a shard of the features with local statistics
   kReduceScatterForAllReduce,  ///< reduce-scatter where the consumer needs the whole sum
   kReshapeWrongFactor,         ///< a reshape that makes the sharded heads an inner factor
+  kEmbedNoOffset,              ///< the vocab-parallel embedding's rows not offset by the rank
 };
 
 /// One entry of the catalogue, for help texts and the README.

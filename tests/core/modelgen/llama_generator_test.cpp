@@ -136,8 +136,9 @@ bool value_bug(const GenOptions& o) {
 }
 
 /// Whether an op_name is in the planted layer: `model.layers.N/…` (the layer's own ops, such as
-/// the residual adds) or `model.layers.N.<module>/…`.
+/// the residual adds) or `model.layers.N.<module>/…`; the embedding's bug is in the embedding.
 bool in_bug_layer(const std::string& op_name, const GenOptions& o) {
+  if (o.bug->kind == BugKind::kEmbedNoOffset) return op_name.starts_with("model.embed_tokens/");
   const std::string layer = "model.layers." + std::to_string(o.bug->layer);
   return op_name.starts_with(layer + ".") || op_name.starts_with(layer + "/");
 }
@@ -156,6 +157,8 @@ std::string expected_reason(BugKind kind) {
       return "shards do not line up";
     case BugKind::kReshapeWrongFactor:
       return "moves the sharded factor";
+    case BugKind::kEmbedNoOffset:
+      return "combine a shard with the whole value";
     default:
       return "";
   }
@@ -191,7 +194,7 @@ TEST_CASE("planted bugs: --bug parses KIND@LAYER and lists the kinds on a mistak
     REQUIRE(!e);
     CHECK_THAT(e.error().message, Catch::Contains("missing-allreduce, allgather-wrong-dim"));
   }
-  CHECK(modelgen::bug_catalogue().size() == 9);
+  CHECK(modelgen::bug_catalogue().size() == 10);
 }
 
 TEST_CASE("options that cannot make a pair are refused with what to change", "[modelgen]") {
