@@ -12,11 +12,10 @@ bool node_less(const ENode& a, const ENode& b) {
 
 }  // namespace
 
-ClassId EGraph::open_class(ENode exact) {
+ClassId EGraph::open_class() {
   const ClassId id = uf_.make_set();
   classes_.emplace_back();
   has_constant_.push_back(false);
-  if (explanations_) exact_.push_back(std::move(exact));
   ++live_classes_;
   const ENode& node = memo_.key(id);
   const Children& children = node.children;
@@ -111,6 +110,7 @@ uint32_t EGraph::make_constant(const ENode& node) {
   for (size_t i = 0; i < node.children.size(); ++i) {
     // Most classes have no constant: the bit says so without loading the class.
     const ClassId c = find(node.children[i]);
+    if (!has_constant_[c] && folding_->strict) return kNoConstant;
     constants[i] = has_constant_[c] ? classes_[c].constant : kNoConstant;
   }
   return folding_->fold(node, constants);

@@ -61,6 +61,9 @@ struct ConstantFolding {
   /// not constant), or kNoConstant.
   std::function<uint32_t(const ENode& node, std::span<const uint32_t> child_constants)> fold;
   bool prune = true;
+  /// fold() needs every child constant (kNoConstant otherwise): the e-graph then skips the
+  /// call for the many nodes with a non-constant child.
+  bool strict = false;
 };
 
 /// An egg-style e-graph. Adding a node that exists returns its class (hash-consing); merge
@@ -95,19 +98,24 @@ class EGraph {
   /// found without calling it (one hash-cons probe either way).
   template <class TypeOf>
   ClassId add_node_typed(ENode node, const TypeOf& type_of) {
-    ENode exact;
-    if (explanations_) exact = node;
-    canonicalize(node);
     if (explanations_) {
+      ENode exact = node;
+      canonicalize(node);
       if (auto existing = memo_.find(node)) {
         if (exact_[*existing].children == exact.children) return *existing;
         return add_alias(std::move(exact), std::move(node), *existing);
       }
+      exact_.push_back(std::move(exact));  // the new id's, made below
+    } else {
+      canonicalize(node);
     }
     const auto fresh = static_cast<ClassId>(uf_.size());
     const ClassId holder = memo_.insert(fresh, std::move(node));
-    if (holder != fresh) return holder;
-    const ClassId id = open_class(std::move(exact));
+    if (holder != fresh) {
+      if (explanations_) exact_.pop_back();  // (unreachable: memo_.find just missed)
+      return holder;
+    }
+    const ClassId id = open_class();
     classes_[id].type = type_of(memo_.key(id));
     fold_new(id);
     return id;
@@ -216,8 +224,9 @@ class EGraph {
       std::sort(node.children.begin(), node.children.end());
     }
   }
-  /// Makes the id and class of the node just inserted in the memo under the next id.
-  ClassId open_class(ENode exact);
+  /// Makes the id and class of the node just inserted in the memo under the next id (with
+  /// explanations, its exact node is already in exact_).
+  ClassId open_class();
   /// Gives the new class `id` its constant, if its node folds to one.
   void fold_new(ClassId id);
   /// A new id for `node` (canonically `canonical`), equal by congruence to the stored node

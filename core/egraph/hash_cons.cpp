@@ -15,7 +15,8 @@ std::optional<ClassId> HashCons::find(const ENode& node) const {
 }
 
 ClassId HashCons::insert(ClassId id, ENode node) {
-  if ((size_ + 1) * 4 > slots_.size() * 3) grow(slots_.empty() ? 64 : 2 * slots_.size());
+  if ((size_ + 1) * kLoadDen > slots_.size() * kLoadNum)
+    grow(slots_.empty() ? 64 : 2 * slots_.size());
   const uint32_t hash = hash_of(node);
   size_t i = hash & mask_;
   for (; slots_[i].id != kEmpty; i = (i + 1) & mask_) {
@@ -47,16 +48,20 @@ bool HashCons::erase(ClassId id) {
   return true;
 }
 
-void HashCons::set_key(ClassId id, ENode node) { make_key(id, std::move(node)); }
+void HashCons::set_key(ClassId id, ENode&& node) { make_key(id, std::move(node)); }
 
 void HashCons::reserve(size_t entries, size_t ids) {
-  if (entries * 4 > slots_.size() * 3) grow(std::bit_ceil(entries * 4 / 3 + 1));
+  if (entries * kLoadDen > slots_.size() * kLoadNum) {
+    grow(std::bit_ceil(entries * kLoadDen / kLoadNum + 1));
+  }
   present_.reserve(ids);
 }
 
-void HashCons::make_key(ClassId id, ENode node) {
-  while (keys_.size() <= id) keys_.emplace_back();  // ids come in ascending order
-  if (present_.size() <= id) present_.resize(id + 1);
+void HashCons::make_key(ClassId id, ENode&& node) {
+  // Ids come in ascending order, almost always the next one: push_back, not resize (which
+  // costs a call per bit for vector<bool>).
+  while (keys_.size() <= id) keys_.emplace_back();
+  while (present_.size() <= id) present_.push_back(false);
   keys_[id] = std::move(node);
 }
 

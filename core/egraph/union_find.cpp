@@ -11,19 +11,6 @@ ClassId UnionFind::make_set() {
   return id;
 }
 
-ClassId UnionFind::find(ClassId x) {
-  while (parent_[x] != x) {
-    parent_[x] = parent_[parent_[x]];  // path halving: every other node skips its parent
-    x = parent_[x];
-  }
-  return x;
-}
-
-ClassId UnionFind::find_const(ClassId x) const {
-  while (parent_[x] != x) x = parent_[x];
-  return x;
-}
-
 ClassId UnionFind::unite(ClassId a, ClassId b) {
   a = find(a);
   b = find(b);

@@ -22,10 +22,20 @@ class UnionFind {
  public:
   /// A new singleton set; its id is the number of sets made before it.
   ClassId make_set();
-  /// The canonical id of x's set; halves the path it walks (hence not const).
-  ClassId find(ClassId x);
+  /// The canonical id of x's set; halves the path it walks (hence not const). Inline: the
+  /// e-graph calls it for every child of every node it adds or repairs.
+  ClassId find(ClassId x) {
+    while (parent_[x] != x) {
+      parent_[x] = parent_[parent_[x]];  // path halving: every other node skips its parent
+      x = parent_[x];
+    }
+    return x;
+  }
   /// The canonical id without touching the structure (for const readers; no compression).
-  ClassId find_const(ClassId x) const;
+  ClassId find_const(ClassId x) const {
+    while (parent_[x] != x) x = parent_[x];
+    return x;
+  }
   /// Merges the sets of a and b; returns the canonical id of the result (the root of the larger
   /// set, the smaller id on a tie, so that results do not depend on argument order).
   ClassId unite(ClassId a, ClassId b);

@@ -686,6 +686,7 @@ egraph::ConstantFolding arithmetic_folding(egraph::Vocabulary& vocab) {
                        div = vocab.symbol("/");
   egraph::ConstantFolding folding;
   folding.constant_op = vocab.constant_symbol();
+  folding.strict = true;  // every operator below needs both operands constant
   folding.fold = [&vocab, add, sub, mul, div](const egraph::ENode& n,
                                               std::span<const uint32_t> constants) -> uint32_t {
     if (n.children.size() != 2 || (n.op != add && n.op != sub && n.op != mul && n.op != div)) {
