@@ -8,6 +8,7 @@
 
 #include "verify/check.h"
 #include "verify/part_memo.h"
+#include "verify/spec.h"
 
 namespace scalify::views {
 
@@ -42,7 +43,8 @@ CheckRunner::~CheckRunner() {
 }
 
 void CheckRunner::start(std::shared_ptr<const ir::Module> ref,
-                        std::shared_ptr<const ir::Module> dist, const QString& dist_file) {
+                        std::shared_ptr<const ir::Module> dist, const QString& dist_file,
+                        std::shared_ptr<const verify::Spec> spec) {
   if (current_) current_->cancel = true;
   auto run = std::make_shared<Run>();
   run->generation = ++generation_;
@@ -65,23 +67,25 @@ void CheckRunner::start(std::shared_ptr<const ir::Module> ref,
       emit failed(outcome.error);
     }
   });
-  watcher->setFuture(QtConcurrent::run([run, ref = std::move(ref), dist = std::move(dist),
-                                        memo = memo_, file = dist_file.toStdString()] {
-    verify::CheckRequest request;
-    request.dist_file = file;
-    request.threads = std::max(1u, std::thread::hardware_concurrency());
-    request.memo = memo.get();
-    request.progress = &run->progress;
-    request.cancel = &run->cancel;
-    Outcome out;
-    auto result = verify::check(*ref, *dist, request);
-    if (result) {
-      out.result = std::make_shared<const verify::CheckResult>(std::move(*result));
-    } else {
-      out.error = QString::fromStdString(result.error().format());
-    }
-    return out;
-  }));
+  watcher->setFuture(
+      QtConcurrent::run([run, ref = std::move(ref), dist = std::move(dist), spec = std::move(spec),
+                         memo = memo_, file = dist_file.toStdString()] {
+        verify::CheckRequest request;
+        request.spec = spec.get();
+        request.dist_file = file;
+        request.threads = std::max(1u, std::thread::hardware_concurrency());
+        request.memo = memo.get();
+        request.progress = &run->progress;
+        request.cancel = &run->cancel;
+        Outcome out;
+        auto result = verify::check(*ref, *dist, request);
+        if (result) {
+          out.result = std::make_shared<const verify::CheckResult>(std::move(*result));
+        } else {
+          out.error = QString::fromStdString(result.error().format());
+        }
+        return out;
+      }));
   poll_timer_.start();
 }
 

@@ -16,7 +16,8 @@
 
 namespace scalify::verify {
 class PartMemo;
-}
+struct Spec;
+}  // namespace scalify::verify
 
 namespace scalify::views {
 
@@ -28,9 +29,10 @@ class CheckRunner : public QObject {
   /// Cancels the runs still going and waits for them (they read the modules and the memo).
   ~CheckRunner() override;
 
-  /// Starts checking `dist` against `ref` (the previous run, if any, is cancelled).
+  /// Starts checking `dist` against `ref` (the previous run, if any, is cancelled), with the
+  /// bindings `spec` pins when there is one (as `scalify check --spec`).
   void start(std::shared_ptr<const ir::Module> ref, std::shared_ptr<const ir::Module> dist,
-             const QString& dist_file);
+             const QString& dist_file, std::shared_ptr<const verify::Spec> spec = nullptr);
   /// Asks the current run to stop between parts; cancelled() follows.
   void cancel();
   bool running() const { return static_cast<bool>(current_); }

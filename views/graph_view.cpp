@@ -18,7 +18,6 @@ namespace {
 
 constexpr double kZoomStep = 1.2;
 constexpr double kMinFitScale = 0.6;  // below this the 8-point labels are unreadable
-constexpr double kMaxImageSide = 12000;
 
 LayoutRequest request_for(const ViewGraph& graph) {
   LayoutRequest r;
@@ -197,15 +196,10 @@ void GraphView::fit() {
   }
 }
 
-QImage GraphView::render_image() const {
-  const QRectF source = scene_->sceneRect();
-  const double factor = std::min(2.0, kMaxImageSide / std::max(source.width(), source.height()));
-  QImage image((source.size() * factor).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32);
-  image.fill(Qt::white);
-  QPainter painter(&image);
-  painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-  scene_->render(&painter, QRectF(), source);
-  return image;
+QImage GraphView::render_image() const { return scene_image(*scene_); }
+
+bool GraphView::export_to(const QString& path, ExportFormat format, QString* error) const {
+  return export_scene(*scene_, path, format, error);
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {

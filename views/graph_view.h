@@ -17,6 +17,7 @@
 #include "views/graph_layout_engine.h"
 #include "views/graph_model.h"
 #include "views/node_marks.h"
+#include "views/scene_export.h"
 
 class QGraphicsScene;
 
@@ -55,8 +56,10 @@ class GraphView : public QGraphicsView {
   void zoom_in();
   void zoom_out();
   void fit();
-  /// The whole scene as an image (for export).
+  /// The whole scene as an image.
   QImage render_image() const;
+  /// Writes the whole scene to `path` as PNG or SVG (views/scene_export.h).
+  bool export_to(const QString& path, ExportFormat format, QString* error) const;
 
  signals:
   /// The user selected a node (names as in the HLO; a layer box's title).

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -95,8 +96,9 @@ void MainWindow::build_menus() {
     if (!paths_.ref.isEmpty() && !paths_.dist.isEmpty()) open_pair(paths_);
   });
   file->addSeparator();
-  // SVG export needs Qt Svg (qt6-svg-dev), which the build does not use: PNG only.
-  file->addAction(tr("&Export view as PNG…"), this, &MainWindow::export_png);
+  // Both paint the pane's whole scene the same way (views/scene_export.h).
+  file->addAction(tr("&Export view as PNG…"), this, [this] { export_view(ExportFormat::kPng); });
+  file->addAction(tr("Export view as &SVG…"), this, [this] { export_view(ExportFormat::kSvg); });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -127,6 +129,25 @@ void MainWindow::build_docks() {
   // Size columns from the first rows only: measuring 1,000+ rows stalls the GUI thread.
   bijection_table_->horizontalHeader()->setResizeContentsPrecision(64);
   bijection_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  // The reference and layout cells are editable (double-click or F2); an edit checks again.
+  bijection_table_->setEditTriggers(QAbstractItemView::DoubleClicked |
+                                    QAbstractItemView::EditKeyPressed);
+  bijection_table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  bijection_table_->setToolTip(
+      tr("Double-click a reference or layout cell to pin it (as in a spec file: rep, "
+         "shard(DIM,AXIS), partial(sum,AXIS)); the check runs again. Right-click to clear."));
+  connect(bijection_table_, &QWidget::customContextMenuRequested, this,
+          &MainWindow::show_bijection_menu);
+  connect(bijection_, &BijectionModel::overridesChanged, this, &MainWindow::recheck);
+  // Queued: the message box must not open while the cell's editor is still committing (it would
+  // take the editor's focus and commit it again).
+  connect(
+      bijection_, &BijectionModel::editRefused, this,
+      [this](const QString& reason) {
+        statusBar()->showMessage(tr("edit refused: %1").arg(reason), 8000);
+        show_error(tr("Edit refused"), reason);
+      },
+      Qt::QueuedConnection);
   bijection_table_->verticalHeader()->hide();
   bijection_table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   auto* bijection_dock = new QDockWidget(tr("Bijection (parameters)"), this);
@@ -216,7 +237,9 @@ void MainWindow::on_loaded(const LoadedPair& pair) {
   dist_to_ref_.clear();
   ref_to_dist_.clear();
   found_for_.clear();
-  bijection_->clear();
+  ref_module_ = pair.ref;
+  dist_module_ = pair.dist;
+  bijection_->set_programs(pair.ref, pair.dist);  // a new pair: no overrides
   ref_view_->set_model(pair.ref_graph);
   dist_view_->set_model(pair.dist_graph);
   ref_view_->set_marks({});
@@ -226,11 +249,38 @@ void MainWindow::on_loaded(const LoadedPair& pair) {
                        .arg(pair.ref->entry().size())
                        .arg(QFileInfo(paths_.dist).fileName())
                        .arg(pair.dist->entry().size()));
+  start_check();
+}
+
+void MainWindow::recheck() {
+  if (!ref_module_ || !dist_module_ || loading_) return;
+  result_.reset();  // the marks stay until the new result replaces them
+  const int overrides = static_cast<int>(bijection_->overrides().size());
+  statusBar()->showMessage(
+      overrides == 0 ? tr("checking again with the inferred bijection")
+                     : tr("checking again with %n pinned parameter(s)", nullptr, overrides),
+      5000);
+  start_check();
+}
+
+void MainWindow::start_check() {
   panel_->show_message(tr("checking…"));
   progress_->setRange(0, 0);
   progress_->show();
   cancel_button_->setEnabled(true);
-  runner_->start(pair.ref, pair.dist, paths_.dist);
+  runner_->start(ref_module_, dist_module_, paths_.dist, bijection_->spec());
+}
+
+void MainWindow::show_bijection_menu(const QPoint& pos) {
+  const int row = bijection_table_->indexAt(pos).row();
+  QMenu menu(this);
+  QAction* one = menu.addAction(tr("Clear this override"), this,
+                                [this, row] { bijection_->clear_override(row); });
+  one->setEnabled(bijection_->is_overridden(row));
+  QAction* all =
+      menu.addAction(tr("Clear all overrides"), this, [this] { bijection_->clear_overrides(); });
+  all->setEnabled(!bijection_->overrides().empty());
+  menu.exec(bijection_table_->viewport()->mapToGlobal(pos));
 }
 
 void MainWindow::on_progress(qulonglong done, qulonglong total, qulonglong memo_hits) {
@@ -242,6 +292,8 @@ void MainWindow::on_progress(qulonglong done, qulonglong total, qulonglong memo_
 
 void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {
   result_ = std::move(result);
+  dist_to_ref_.clear();
+  ref_to_dist_.clear();
   for (const verify::NodeMatch& m : result_->matches) {
     dist_to_ref_.emplace(m.dist, m.ref);
     ref_to_dist_.emplace(m.ref, m.dist);  // the first distributed node holding it
@@ -333,13 +385,14 @@ void MainWindow::choose_file(bool reference) {
   open_pair(next);
 }
 
-void MainWindow::export_png() {
+void MainWindow::export_view(ExportFormat format) {
+  const bool svg = format == ExportFormat::kSvg;
   const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export the view"), QStringLiteral("graph.png"), tr("PNG image (*.png)"));
+      this, tr("Export the view"), svg ? QStringLiteral("graph.svg") : QStringLiteral("graph.png"),
+      svg ? tr("SVG drawing (*.svg)") : tr("PNG image (*.png)"));
   if (path.isEmpty()) return;
-  if (!active_view_->render_image().save(path, "PNG")) {
-    show_error(tr("Export failed"), tr("cannot write %1").arg(path));
-  }
+  QString error;
+  if (!active_view_->export_to(path, format, &error)) show_error(tr("Export failed"), error);
 }
 
 void MainWindow::remember_recent(const PairPaths& paths) {

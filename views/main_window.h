@@ -12,6 +12,7 @@
 
 #include "verify/check_result.h"
 #include "views/pair_files.h"
+#include "views/scene_export.h"
 
 class QLabel;
 class QLineEdit;
@@ -55,6 +56,8 @@ class MainWindow : public QMainWindow {
   const verify::CheckResult* result() const { return result_.get(); }
   /// Cancels the running check (the Cancel button).
   void cancel_check();
+  /// Checks the loaded pair again, with the bijection table's overrides (in the background).
+  void recheck();
 
  signals:
   /// The pair loaded and the check ended: with a result, an error or a cancellation; or
@@ -71,6 +74,8 @@ class MainWindow : public QMainWindow {
   void build_status_bar();
   void build_find_bar();
   void on_loaded(const LoadedPair& pair);
+  void start_check();
+  void show_bijection_menu(const QPoint& pos);
   void on_result(std::shared_ptr<const verify::CheckResult> result);
   void on_progress(qulonglong done, qulonglong total, qulonglong memo_hits);
   void on_check_ended(const QString& verdict, const QString& detail);
@@ -78,7 +83,7 @@ class MainWindow : public QMainWindow {
   void select_partner(GraphView* from, const QString& name);
   void find_step(int direction);
   void choose_file(bool reference);
-  void export_png();
+  void export_view(ExportFormat format);
   void remember_recent(const PairPaths& paths);
   void fill_recent_menu();
 
@@ -97,6 +102,7 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
 
   PairPaths paths_;
+  std::shared_ptr<const ir::Module> ref_module_, dist_module_;  ///< the pair last loaded
   std::unique_ptr<QTemporaryDir> example_dir_;
   bool interactive_ = true;
   bool loading_ = false;

@@ -4,12 +4,10 @@
 // it).
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 #include <QTextStream>
 #include <QTimer>
-#include <algorithm>
 
-#include "views/graph_view.h"
+#include "views/latency_probe.h"
 #include "views/main_window.h"
 
 namespace {
@@ -38,33 +36,12 @@ void screenshot_when_idle(scalify::views::MainWindow& window, const QString& fil
 /// --timings: prints to stderr when each pane first shows a level, when the check ends, and
 /// the longest the GUI thread went without serving a 10 ms heartbeat timer.
 void report_timings(scalify::views::MainWindow& window) {
-  auto clock = std::make_shared<QElapsedTimer>();
-  clock->start();
-  auto worst_gap = std::make_shared<qint64>(0);
-  auto last_beat = std::make_shared<qint64>(0);
-  auto* heartbeat = new QTimer(&window);
-  heartbeat->setInterval(10);
-  QObject::connect(heartbeat, &QTimer::timeout, &window, [=] {
-    const qint64 now = clock->elapsed();
-    *worst_gap = std::max(*worst_gap, now - *last_beat);
-    *last_beat = now;
-  });
-  heartbeat->start();
-  auto print = [clock, worst_gap](const QString& what) {
-    QTextStream(stderr) << "timings: " << what << " after " << clock->elapsed()
-                        << " ms (worst GUI gap so far " << *worst_gap << " ms)\n";
-  };
-  for (auto* view : {window.reference_view(), window.distributed_view()}) {
-    const QString pane = view == window.reference_view() ? "reference" : "distributed";
-    QObject::connect(view, &scalify::views::GraphView::levelShown, &window,
-                     [print, pane](qint64 key) {
-                       print(pane + (key == scalify::views::GraphView::kTop
-                                         ? QStringLiteral(" top level shown")
-                                         : QStringLiteral(" layer %1 shown").arg(key)));
-                     });
-  }
-  QObject::connect(&window, &scalify::views::MainWindow::checkDone, &window,
-                   [print] { print(QStringLiteral("check done")); });
+  auto* probe = new scalify::views::LatencyProbe(window, 10, &window);
+  QObject::connect(probe, &scalify::views::LatencyProbe::milestoneReached, &window,
+                   [](const QString& what, qint64 ms, qint64 worst_gap) {
+                     QTextStream(stderr) << "timings: " << what << " after " << ms
+                                         << " ms (worst GUI gap so far " << worst_gap << " ms)\n";
+                   });
 }
 
 }  // namespace
