@@ -41,8 +41,7 @@ class BijectionOverrides {
   void clear() { by_dist_.clear(); }
 
   /// The spec that pins these bindings, its layouts read against `mesh` (the mesh itself is
-  /// left to inference, as for a spec file without "mesh"). Entry k is at line k + 1 of
-  /// `label`, which names the table in diagnostics.
+  /// left to inference, as for a spec file without "mesh").
   verify::Spec to_spec(const verify::Mesh& mesh) const;
   /// Why the check would refuse these overrides on the two programs (an unknown parameter, a
   /// reference parameter bound twice, a layout that does not relate the two types), as one
