@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "modelgen/gallery.h"
 #include "modelgen/llama_generator.h"
 
 namespace scalify::cli {
@@ -40,6 +41,13 @@ void print_help(std::ostream& out) {
     if (!b.needs.empty()) out << " (needs " << b.needs << ")";
     out << "\n      " << b.mimics << '\n';
   }
+  out << "\nscalify gen example NAME --out DIR writes a teaching example: DIR/correct/ and "
+         "DIR/bug/\n"
+      << "(each ref.hlo, dist.hlo, model.py) and DIR/README.md, which explains the sharding, the\n"
+      << "bug and where the checker stops. --list prints the examples:\n";
+  for (const modelgen::GalleryExample& e : modelgen::gallery()) {
+    out << "  " << e.name << "\n      " << e.title << '\n';
+  }
 }
 
 std::optional<int64_t> parse_count(std::string_view text) {
@@ -70,6 +78,58 @@ std::string size_text(size_t bytes) {
   return buf;
 }
 
+/// `gen example NAME --out DIR` and `gen example --list`.
+int run_example(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  std::string name, dir;
+  bool list = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--list") {
+      list = true;
+    } else if (args[i] == "--out") {
+      if (i + 1 >= args.size()) return usage_error(err, "--out needs a value");
+      dir = args[++i];
+    } else if (name.empty() && !args[i].starts_with("-")) {
+      name = args[i];
+    } else {
+      return usage_error(err, "unknown argument '" + std::string(args[i]) + "'");
+    }
+  }
+  if (list) {
+    for (const modelgen::GalleryExample& e : modelgen::gallery()) {
+      out << e.name << "  " << e.title << '\n';
+    }
+    return 0;
+  }
+  if (name.empty()) return usage_error(err, "missing the example's name (--list lists them)");
+  if (dir.empty()) return usage_error(err, "missing --out DIR");
+  auto example = modelgen::find_example(name);
+  if (!example) return usage_error(err, example.error().message);
+  auto pair = modelgen::generate_example(**example);
+  if (!pair) return usage_error(err, pair.error().message);
+  const std::filesystem::path root(dir);
+  for (const char* sub : {"correct", "bug"}) {
+    std::error_code ec;
+    std::filesystem::create_directories(root / sub, ec);
+    if (ec) {
+      err << "scalify gen: cannot create " << (root / sub).string() << ": " << ec.message() << '\n';
+      return 2;
+    }
+    const modelgen::GeneratedPair& p = std::string_view(sub) == "bug" ? pair->buggy : pair->correct;
+    if (!write_file(root / sub / "ref.hlo", p.ref_hlo, err) ||
+        !write_file(root / sub / "dist.hlo", p.dist_hlo, err) ||
+        !write_file(root / sub / "model.py", p.model_py, err)) {
+      return 2;
+    }
+  }
+  if (!write_file(root / "README.md", pair->readme, err)) return 2;
+  out << (*example)->title << '\n'
+      << "  " << (root / "correct").string() << "/   ref.hlo, dist.hlo, model.py (equivalent)\n"
+      << "  " << (root / "bug").string() << "/       ref.hlo, dist.hlo, model.py (divergent in "
+      << (*example)->divergent_scope << ")\n"
+      << "  " << (root / "README.md").string() << "  the sharding, the bug, what to run\n";
+  return 0;
+}
+
 }  // namespace
 
 int run_gen(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
@@ -79,10 +139,11 @@ int run_gen(std::span<const std::string_view> args, std::ostream& out, std::ostr
       return 0;
     }
   }
+  if (!args.empty() && args[0] == "example") return run_example(args, out, err);
   if (args.empty() || args[0] != "llama") {
     return usage_error(
-        err, args.empty() ? "missing the model family (llama)"
-                          : "unknown model family '" + std::string(args[0]) + "' (only llama)");
+        err, args.empty() ? "missing what to generate (llama or example)"
+                          : "unknown generator '" + std::string(args[0]) + "' (llama or example)");
   }
   std::string preset, dir;
   std::optional<int64_t> layers;

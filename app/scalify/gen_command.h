@@ -11,9 +11,10 @@ namespace scalify::cli {
 
 inline constexpr std::string_view kGenUsage =
     "gen llama --preset P [--layers N] [--seq S] [--batch B] [--decode] [--tp N] [--sp] "
-    "[--bug KIND[@L]] --out DIR";
+    "[--bug KIND[@L]] --out DIR\n       scalify gen example NAME --out DIR | gen example --list";
 inline constexpr std::string_view kGenHelp =
-    "write a Llama pair DIR/ref.hlo, DIR/dist.hlo (and model.py), optionally with a planted bug";
+    "write a Llama pair DIR/ref.hlo, DIR/dist.hlo (and model.py), optionally with a planted bug;"
+    " or a teaching example of the gallery";
 
 /// Runs `gen` with the arguments after the command name. Writes the files, reports them on
 /// `out`, errors on `err`; returns the exit code (0 ok, 2 bad usage or a file not written).

@@ -33,11 +33,15 @@ constexpr Command kCommands[] = {
 };
 
 void print_usage(std::ostream& os) {
+  // Each command's usage (its own lines as written), then what it does, indented.
   os << "usage: scalify COMMAND [ARGS...]\n\ncommands:\n";
-  size_t width = 0;
-  for (const Command& c : kCommands) width = std::max(width, c.usage.size());
   for (const Command& c : kCommands) {
-    os << "  scalify " << c.usage << std::string(width - c.usage.size() + 3, ' ') << c.help << '\n';
+    std::string usage(c.usage);
+    for (size_t at = usage.find("\n       "); at != std::string::npos;
+         at = usage.find("\n       ", at + 1)) {
+      usage.replace(at, 8, "\n  ");
+    }
+    os << "  scalify " << usage << "\n      " << c.help << '\n';
   }
   os << "\noptions:\n"
         "  -h, --help    show this help (scalify COMMAND --help: help on one command)\n"

@@ -10,7 +10,7 @@ namespace scalify::cli {
 
 inline constexpr std::string_view kRulesUsage = "rules [--check] [--json] [--seed N] [FILE...]";
 inline constexpr std::string_view kRulesHelp =
-    "list the rules; --check: check every rewrite numerically";
+    "list the rules; --check: check every rule numerically";
 
 /// Runs `rules` with the arguments after the command name. Without FILE, the bundled rule set
 /// (compiled into the binary); FILEs replace it. Writes the listing or the check (or, with

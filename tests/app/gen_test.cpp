@@ -42,6 +42,22 @@ TEST_CASE("gen llama --bug: check is divergent inside the planted layer", "[app]
   CHECK((*v)["divergence"]["source"]["file"].as_string() == "model.py");
 }
 
+TEST_CASE("gen example writes both variants and a README; --list names the gallery", "[app][gen]") {
+  const auto list = run_cli("gen example --list");
+  CHECK(list.exit_code == 0);
+  CHECK_THAT(list.out,
+             Catch::Contains("vocab-parallel-embedding") && Catch::Contains("gqa-replicated-kv"));
+  scalify::test::TempDir dir;
+  const std::string out = dir.path() + "/mlp";
+  const auto gen = run_cli("gen example mlp-column-row --out " + out);
+  REQUIRE(gen.exit_code == 0);
+  CHECK(scalify::test::read_file(out + "/README.md").starts_with("# Column-parallel"));
+  CHECK(run_cli("check " + out + "/correct/ref.hlo " + out + "/correct/dist.hlo").exit_code == 0);
+  const auto bug = run_cli("check " + out + "/bug/ref.hlo " + out + "/bug/dist.hlo");
+  CHECK(bug.exit_code == 1);
+  CHECK_THAT(bug.out, Catch::Contains("model.py:"));
+}
+
 TEST_CASE("gen: usage errors exit 2 with a message", "[app][gen]") {
   scalify::test::TempDir dir;
   const std::string out = " --out " + dir.path() + "/x";
@@ -54,7 +70,10 @@ TEST_CASE("gen: usage errors exit 2 with a message", "[app][gen]") {
   refused("gen llama --tp 2" + out, "missing --preset");
   refused("gen llama --preset tiny", "missing --out");
   refused("gen llama --preset 7b" + out, "presets: tiny, 8b, 70b, 405b");
-  refused("gen gpt --preset tiny" + out, "unknown model family 'gpt'");
+  refused("gen gpt --preset tiny" + out, "unknown generator 'gpt'");
+  refused("gen example" + out, "missing the example's name");
+  refused("gen example moe" + out, "unknown example 'moe'; examples: mlp-column-row");
+  refused("gen example mlp-column-row", "missing --out");
   refused("gen llama --preset tiny --tp two" + out, "--tp expects a whole number");
   refused("gen llama --preset tiny --bug nope" + out, "kinds: missing-allreduce");
   refused("gen llama --preset tiny --bug rope-offset" + out, "needs --sp");
