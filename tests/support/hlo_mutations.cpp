@@ -384,6 +384,64 @@ void swap_operands(const ir::Module& m, InstrId id, const Accept& accept) {
           {}});
 }
 
+/// True when `id` is a constant or iota, or a broadcast, convert or reshape of one: an operand
+/// that may be an op's identity (x + 0, x · 1), so that changing or dropping the op might
+/// change nothing.
+bool is_constant_like(const ir::Computation& c, InstrId id) {
+  for (int hop = 0; hop < 6; ++hop) {
+    const Instruction& x = c[id];
+    if (x.opcode == Opcode::kConstant || x.opcode == Opcode::kIota) return true;
+    const bool passes = x.opcode == Opcode::kBroadcast || x.opcode == Opcode::kConvert ||
+                        x.opcode == Opcode::kReshape || x.opcode == Opcode::kCopy;
+    if (!passes || x.operands.size() != 1) return false;
+    id = x.operands[0];
+  }
+  return false;
+}
+
+bool is_float_array(const ir::Type& t) { return t.is_array() && ir::is_float(t.dtype()); }
+
+void change_opcode(const ir::Module& m, InstrId id, const Accept& accept) {
+  static constexpr std::pair<Opcode, Opcode> kNeighbours[] = {
+      {Opcode::kAdd, Opcode::kSubtract},    {Opcode::kSubtract, Opcode::kAdd},
+      {Opcode::kMultiply, Opcode::kDivide}, {Opcode::kDivide, Opcode::kMultiply},
+      {Opcode::kMaximum, Opcode::kMinimum}, {Opcode::kMinimum, Opcode::kMaximum},
+      {Opcode::kExp, Opcode::kTanh},        {Opcode::kTanh, Opcode::kExp},
+      {Opcode::kSqrt, Opcode::kRsqrt},      {Opcode::kRsqrt, Opcode::kSqrt},
+      {Opcode::kNegate, Opcode::kAbs}};
+  const ir::Computation& c = m.entry();
+  const Instruction& x = c[id];
+  const auto to = std::find_if(std::begin(kNeighbours), std::end(kNeighbours),
+                               [&](const auto& n) { return n.first == x.opcode; });
+  if (to == std::end(kNeighbours) || !is_float_array(x.type)) return;
+  if (x.operands.size() == 2) {
+    const InstrId a = x.operands[0], b = x.operands[1];
+    if (is_constant_like(c, a) || is_constant_like(c, b) || same_value(c, a, b)) return;
+  }
+  ir::Module mm = m;
+  mm.entry()[id].opcode = to->second;
+  accept(
+      {std::move(mm),
+       x.opcode_text() + " " + pct(x.name) + " became " + std::string(ir::opcode_name(to->second)),
+       {}});
+}
+
+void drop_op(const ir::Module& m, InstrId id, const Accept& accept) {
+  const ir::Computation& c = m.entry();
+  const Instruction& x = c[id];
+  const bool arithmetic = x.opcode == Opcode::kAdd || x.opcode == Opcode::kSubtract ||
+                          x.opcode == Opcode::kMultiply || x.opcode == Opcode::kDivide;
+  if (!arithmetic || x.operands.size() != 2 || !is_float_array(x.type)) return;
+  const InstrId a = x.operands[0], b = x.operands[1];
+  if (!(c[a].type == x.type) || is_constant_like(c, b) || same_value(c, a, b)) return;
+  auto mm = splice(m, id, {}, c[a].name);
+  if (!mm) return;
+  accept({std::move(*mm),
+          x.opcode_text() + " " + pct(x.name) + " dropped: its users read its first operand " +
+              pct(c[a].name),
+          {}});
+}
+
 /// The literal with every finite number x replaced by 1.5·x + 1 (x + 1 where that is x);
 /// nullopt if it has no finite number.
 std::optional<std::string> bump_numbers(std::string_view literal) {
@@ -673,6 +731,10 @@ void offer(MutationKind kind, const ir::Module& m, InstrId id, const Accept& acc
       return permute_transpose(m, id, accept);
     case MutationKind::kWrongShardDim:
       return wrong_shard_dim(m, id, accept);
+    case MutationKind::kChangeOpcode:
+      return change_opcode(m, id, accept);
+    case MutationKind::kDropOp:
+      return drop_op(m, id, accept);
   }
 }
 
@@ -728,6 +790,10 @@ std::string_view mutation_kind_name(MutationKind kind) {
       return "permute-transpose";
     case MutationKind::kWrongShardDim:
       return "wrong-shard-dim";
+    case MutationKind::kChangeOpcode:
+      return "change-opcode";
+    case MutationKind::kDropOp:
+      return "drop-op";
   }
   return "unknown";
 }

@@ -86,13 +86,26 @@ enum class MutationKind {
   ///     `f32[8,8] parameter(0), sharding={devices=[2,1]0,1}`
   ///     →  `sharding={devices=[1,2]0,1}`
   kWrongShardDim,
+  /// A floating-point elementwise op becomes its neighbour of the same type: add ↔ subtract,
+  /// multiply ↔ divide, maximum ↔ minimum, exponential ↔ tanh, sqrt ↔ rsqrt, negate → abs.
+  /// Skipped where that could change nothing: a binary op on a constant (x + 0, x · 1, …) or on
+  /// two operands with the same value.
+  ///   `%s = f32[8] add(%x, %b)`  →  `%s = f32[8] subtract(%x, %b)`
+  kChangeOpcode,
+  /// A floating-point add, subtract, multiply or divide disappears: its users read its first
+  /// operand (a bias never added, a scale never applied). Only where the first operand has the
+  /// op's type and the second is not a constant (which might be the identity):
+  ///   `%h = f32[8] add(%x, %bias)`  `%u = f32[8] tanh(%h)`  →  `%u = f32[8] tanh(%x)`
+  kDropOp,
 };
 
 /// Every kind, in declaration order.
-inline constexpr std::array<MutationKind, 8> kAllMutationKinds = {
-    MutationKind::kDropCollective,   MutationKind::kSingletonGroups, MutationKind::kSwapOperands,
-    MutationKind::kChangeConstant,   MutationKind::kShiftSlice,      MutationKind::kSwapConcatenate,
-    MutationKind::kPermuteTranspose, MutationKind::kWrongShardDim};
+inline constexpr std::array<MutationKind, 10> kAllMutationKinds = {
+    MutationKind::kDropCollective,   MutationKind::kSingletonGroups,
+    MutationKind::kSwapOperands,     MutationKind::kChangeConstant,
+    MutationKind::kShiftSlice,       MutationKind::kSwapConcatenate,
+    MutationKind::kPermuteTranspose, MutationKind::kWrongShardDim,
+    MutationKind::kChangeOpcode,     MutationKind::kDropOp};
 
 /// One place a mutation applies (from mutation_sites) or was applied (in a Mutant).
 ///

@@ -177,16 +177,11 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
                         {"gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"},
                         {"linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo"},
                         {"mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo"}};
-  const test::MutationKind kinds[] = {
-      test::MutationKind::kDropCollective,   test::MutationKind::kSingletonGroups,
-      test::MutationKind::kSwapOperands,     test::MutationKind::kChangeConstant,
-      test::MutationKind::kShiftSlice,       test::MutationKind::kSwapConcatenate,
-      test::MutationKind::kPermuteTranspose, test::MutationKind::kWrongShardDim};
   size_t total = 0, found = 0, near_hits = 0;
   std::string misses;
   for (const Pair& p : pairs) {
     const ir::Module ref = read(p.ref), dist = read(p.dist);
-    for (test::MutationKind kind : kinds) {
+    for (test::MutationKind kind : test::kAllMutationKinds) {
       const auto sites = test::mutation_sites(dist, kind);
       for (const auto& site : sites) {
         auto mutant = test::apply_mutation(dist, site);

@@ -205,6 +205,39 @@ TEST_CASE("site counts per kind and corpus file", "[.][mutation_table]") {
   }
 }
 
+TEST_CASE("kChangeOpcode and kDropOp change float arithmetic, never an op's identity",
+          "[mutations]") {
+  const ir::Module m = read(R"(HloModule m
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  zero = f32[] constant(0)
+  zeros = f32[4] broadcast(zero), dimensions={}
+  h = f32[4] add(x, b)
+  k = f32[4] add(h, zeros)
+  s = f32[4] maximum(h, h)
+  e = f32[4] exponential(k)
+  i = s32[4] parameter(2)
+  j = s32[4] add(i, i)
+  ROOT out = (f32[4], f32[4], s32[4]) tuple(e, s, j)
+}
+)");
+  // k adds a constant (maybe the identity), s takes the max of one value twice, j is integer.
+  CHECK(site_nodes(m, MutationKind::kChangeOpcode) == Names{"h", "e"});
+  CHECK(site_nodes(m, MutationKind::kDropOp) == Names{"h"});
+
+  const Mutant sub = mutate(m, MutationKind::kChangeOpcode, "h");
+  CHECK(line_of(sub.module, "h") == "%h = f32[4] subtract(f32[4] %x, f32[4] %b)");
+  CHECK(line_of(mutate(m, MutationKind::kChangeOpcode, "e").module, "e") ==
+        "%e = f32[4] tanh(f32[4] %k)");
+
+  const Mutant drop = mutate(m, MutationKind::kDropOp, "h");
+  CHECK_FALSE(has(drop.module, "h"));
+  CHECK(line_of(drop.module, "k") == "%k = f32[4] add(f32[4] %x, f32[4] %zeros)");
+  CHECK(drop.mutation.near == Names{"h", "x", "b", "k", "s"});
+}
+
 TEST_CASE("kDropCollective removes all-reduces and fakes gathers and scatters", "[mutations]") {
   const ir::Module m = read(R"(HloModule m, num_partitions=2
 
