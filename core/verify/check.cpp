@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "ir/inline_calls.h"
 #include "verify/bijection.h"
 #include "verify/binding_search.h"
 #include "verify/mesh_inference.h"
@@ -38,8 +39,31 @@ std::optional<Diagnostic> mesh_misfit(const ir::Module& dist, const Mesh& mesh,
 
 }  // namespace
 
+namespace {
+
+Expected<CheckResult> check_flat(const ir::Module& ref, const ir::Module& dist,
+                                 const CheckRequest& request);
+
+}  // namespace
+
 Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
                             const CheckRequest& request) {
+  // The checker reasons about ops, not about calls and fusions: both programs are checked with
+  // their calls and fusions inlined (ir/inline_calls.h).
+  const std::optional<ir::Module> flat_ref = ir::inline_calls(ref);
+  const std::optional<ir::Module> flat_dist = ir::inline_calls(dist);
+  auto result = check_flat(flat_ref ? *flat_ref : ref, flat_dist ? *flat_dist : dist, request);
+  if (result && (flat_ref || flat_dist)) {
+    result->notes.push_back(
+        "calls and fusions were inlined before checking; inlined nodes are named CALL.NODE");
+  }
+  return result;
+}
+
+namespace {
+
+Expected<CheckResult> check_flat(const ir::Module& ref, const ir::Module& dist,
+                                 const CheckRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   Mesh mesh;
   std::string mesh_why;
@@ -126,5 +150,7 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
+
+}  // namespace
 
 }  // namespace scalify::verify

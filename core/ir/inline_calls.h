@@ -1,0 +1,26 @@
+// Inlining `call` and `fusion`: an optimised dump wraps most of its ops in fusions, and a
+// framework may factor a block into a called computation; the checker reasons about the ops
+// themselves, so it sees the ENTRY with every call and fusion replaced by the body it runs.
+#pragma once
+
+#include <optional>
+
+#include "ir/module.h"
+
+namespace scalify::ir {
+
+/// `m` with every `call` and `fusion` of its ENTRY replaced by the instructions of the
+/// computation it calls, recursively (a body that calls again is inlined too): the body's
+/// parameters become the call's operands, the call's users read the body's root. An inlined
+/// instruction is named `CALL.NAME` (the call's name, a dot, its own name; with a further
+/// suffix if that name is taken) and keeps its metadata and source position, so diagnostics
+/// still point into the text. nullopt when the ENTRY has nothing to inline (or calls are nested
+/// deeper than 64, or a body has a cycle: then it is left as it is).
+///
+///   // ENTRY { p = f32[2] parameter(0)  ROOT c = f32[2] call(p), to_apply=f }
+///   // f { x = f32[2] parameter(0)  ROOT e = f32[2] exponential(x) }
+///   auto flat = inline_calls(m);
+///   flat->entry()[flat->entry().root].name == "c.e";   // exponential(p)
+std::optional<Module> inline_calls(const Module& m);
+
+}  // namespace scalify::ir
