@@ -46,6 +46,7 @@ ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
   b.ref = c.ref;
   b.layout = c.layout;
   b.reshape = c.reshape;
+  b.permutation = c.permutation;
   b.why = c.why;
   if (!c.contract.empty()) {
     b.assumption = true;
@@ -87,12 +88,9 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
                          const BijectionCandidates& candidates,
                          const std::vector<OutputBinding>& output_bindings,
                          const CheckOptions& options, size_t max_attempts) {
-  // Start from every parameter's best candidate; permuted layouts are not lifted yet.
+  // Start from every parameter's best candidate.
   std::vector<size_t> choice(candidates.parameters.size(), 0);
-  auto usable = [&](size_t p, size_t c) {
-    const auto& cs = candidates.parameters[p].candidates;
-    return c < cs.size() && cs[c].permutation.empty();
-  };
+  auto usable = [&](size_t p, size_t c) { return c < candidates.parameters[p].candidates.size(); };
   for (size_t p = 0; p < choice.size(); ++p) {
     while (choice[p] < candidates.parameters[p].candidates.size() && !usable(p, choice[p]))
       ++choice[p];

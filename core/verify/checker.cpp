@@ -107,6 +107,12 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
     if (!b.reshape.empty()) {
       f.ref = bridge_.reshape(f.ref, ir::Type::array(r[*b.ref].type.dtype(), b.reshape));
     }
+    if (!b.permutation.empty()) {
+      const ir::Type& rt = r[*b.ref].type;
+      std::vector<int64_t> dims;
+      for (int64_t p : b.permutation) dims.push_back(rt.dim(p));
+      f.ref = bridge_.transpose(f.ref, b.permutation, ir::Type::array(rt.dtype(), dims));
+    }
     f.rule = b.assumption ? "assumption" : "bijection";
     add_fact(b.dist, 0, std::move(f));
     BijectionEntry e{

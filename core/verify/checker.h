@@ -21,6 +21,9 @@ struct ParamBinding {
   /// Non-empty: the parameter relates by `layout` to the reference parameter reshaped to these
   /// dims (an input the two programs flatten differently, e.g. images [32,784] and [16,1,28,28]).
   std::vector<int64_t> reshape;
+  /// Non-empty: the parameter relates by `layout` to the reference parameter transposed by this
+  /// permutation (a weight stored [out, in] where the reference has [in, out]).
+  std::vector<int64_t> permutation;
   std::string why;
   bool assumption = false;  ///< a contract the user must confirm (e.g. partial(sum) inputs)
 };

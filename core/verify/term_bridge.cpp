@@ -135,6 +135,14 @@ ClassId TermBridge::reshape(ClassId x, const ir::Type& type) {
   return add("reshape", {{"shape", type.dims()}}, kids, types_.intern(type));
 }
 
+ClassId TermBridge::transpose(ClassId x, std::span<const int64_t> permutation,
+                              const ir::Type& type) {
+  const ClassId kids[] = {x};
+  return add("transpose",
+             {{"dimensions", std::vector<int64_t>(permutation.begin(), permutation.end())}}, kids,
+             types_.intern(type));
+}
+
 ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
   return add("concatenate", {{"dimensions", std::vector<int64_t>{dim}}}, parts,
              types_.intern(type));

@@ -56,6 +56,9 @@ class TermBridge {
 
   /// `(reshape x :shape dims)` of type `type` (whose dims are the shape).
   egraph::ClassId reshape(egraph::ClassId x, const ir::Type& type);
+  /// `(transpose x :dimensions permutation)` of type `type` (x's dims permuted).
+  egraph::ClassId transpose(egraph::ClassId x, std::span<const int64_t> permutation,
+                            const ir::Type& type);
 
   /// `(get-tuple-element t :index i)` of type `type`.
   egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);

@@ -377,3 +377,36 @@ ENTRY e {
   REQUIRE(replica.verdict == Verdict::kDivergent);
   CHECK_THAT(replica.divergence->reason, Catch::Contains("0, 0 by device"));
 }
+
+TEST_CASE("a weight stored transposed and sharded is bound through a transpose", "[verify]") {
+  // The reference multiplies by w [8,6]; each rank holds its half of wᵀ, [3,8], and contracts
+  // its dim 1: the column-parallel layer of a framework that stores weights [out, in].
+  const ir::Module ref = test::parse_module(R"(HloModule r
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,6] parameter(1)
+  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[4,6] tanh(d)
+}
+)");
+  auto dist = [](const char* activation) {
+    return test::parse_module(std::string(R"(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  wt = f32[3,8] parameter(1)
+  d = f32[4,3] dot(x, wt), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  t = f32[4,3] )") + activation +
+                              R"((d)
+  ROOT g = f32[4,6] all-gather(t), dimensions={1}, replica_groups={{0,1}}
+}
+)");
+  };
+  const auto ok = check(ref, dist("tanh"));
+  CHECK(ok.verdict == Verdict::kEquivalent);
+  REQUIRE(ok.bijection.size() == 2);
+  CHECK(ok.bijection[1].ref == "w");
+  CHECK_THAT(ok.bijection[1].why, Catch::Contains("dims permuted {1,0}"));
+  const auto bug = check(ref, dist("exponential"));
+  REQUIRE(bug.verdict == Verdict::kDivergent);
+  CHECK(bug.divergence->dist_node == "t");
+}
