@@ -43,6 +43,13 @@ void BijectionModel::set_result(const verify::CheckResult& result) {
   endResetModel();
 }
 
+void BijectionModel::restore_overrides(BijectionOverrides overrides, const verify::Mesh& mesh) {
+  overrides_ = std::move(overrides);
+  mesh_ = mesh;
+  have_mesh_ = true;
+  if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1));
+}
+
 void BijectionModel::clear() {
   beginResetModel();
   rows_.clear();

@@ -34,6 +34,10 @@ class BijectionModel : public QAbstractTableModel {
   void clear();
 
   const BijectionOverrides& overrides() const { return overrides_; }
+  /// Puts back overrides saved with a session, their layouts on `mesh`: after set_programs(),
+  /// before set_result() or a check (spec() carries them). Asks for no check
+  /// (overridesChanged() is not emitted).
+  void restore_overrides(BijectionOverrides overrides, const verify::Mesh& mesh);
   /// The spec that carries the overrides into the check; nullptr when there are none.
   std::shared_ptr<const verify::Spec> spec() const;
   bool is_overridden(int row) const;

@@ -41,6 +41,28 @@ verify::Spec BijectionOverrides::to_spec(const verify::Mesh& mesh) const {
   return spec;
 }
 
+Expected<BijectionOverrides> BijectionOverrides::from_spec(const verify::Spec& spec) {
+  BijectionOverrides out;
+  for (const verify::SpecParameter& p : spec.parameters) {
+    if (p.dist.name.empty()) {
+      return spec.error_at(p.pos, "the bijection table pins parameters by name, not by number");
+    }
+    if (p.no_ref) {
+      out.set(p.dist.name, {std::nullopt, verify::Layout::replicated(spec.layout_mesh.rank())});
+    } else if (p.ref && !p.ref->name.empty() && p.layout) {
+      out.set(p.dist.name, {p.ref->name, *p.layout});
+    } else {
+      return spec.error_at(p.pos,
+                           "the bijection table pins a reference parameter by name and "
+                           "its layout together");
+    }
+  }
+  if (!spec.outputs.empty() || spec.strict) {
+    return Diagnostic{spec.file, {}, "the bijection table pins no outputs and no strictness", ""};
+  }
+  return out;
+}
+
 std::string BijectionOverrides::misfit(const ir::Module& ref, const ir::Module& dist,
                                        const verify::Mesh& mesh) const {
   const std::optional<Diagnostic> error = verify::check_spec(to_spec(mesh), ref, dist, mesh);

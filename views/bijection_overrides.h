@@ -43,6 +43,11 @@ class BijectionOverrides {
   /// The spec that pins these bindings, its layouts read against `mesh` (the mesh itself is
   /// left to inference, as for a spec file without "mesh").
   verify::Spec to_spec(const verify::Mesh& mesh) const;
+  /// The overrides a spec pins (the inverse of to_spec, for a saved session): each parameter
+  /// entry by name, with its reference parameter and layout, or "ref": null. A spec that says
+  /// more than the table can show (parameters by number, a reference without a layout, outputs)
+  /// is an error.
+  static Expected<BijectionOverrides> from_spec(const verify::Spec& spec);
   /// Why the check would refuse these overrides on the two programs (an unknown parameter, a
   /// reference parameter bound twice, a layout that does not relate the two types), as one
   /// sentence; "" when it accepts them.

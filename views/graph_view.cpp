@@ -1,5 +1,6 @@
 #include "views/graph_view.h"
 
+#include <QContextMenuEvent>
 #include <QFutureWatcher>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
@@ -79,6 +80,30 @@ void GraphView::set_marks(NodeMarks marks) {
   apply_marks();
 }
 
+void GraphView::set_notes(std::unordered_map<std::string, std::string> notes) {
+  notes_ = std::move(notes);
+  apply_notes();
+}
+
+std::vector<std::string> GraphView::expanded_groups() const {
+  if (!model_ || !model_->is_overview() || level_ == kTop) return {};
+  return {GraphModel::group_title(level_)};
+}
+
+void GraphView::set_expanded_groups(const std::vector<std::string>& titles) {
+  if (!model_ || !model_->is_overview()) return;
+  for (const std::string& title : titles) {
+    for (const ViewNode& n : model_->top().nodes) {
+      if (!n.is_group || n.name != title) continue;
+      if (!want_selected_.empty() && model_->group_of(want_selected_) != n.group) {
+        want_selected_.clear();  // it would open its own layer instead
+      }
+      if (level_ != n.group) show_level(n.group);
+      return;
+    }
+  }
+}
+
 void GraphView::show_level(int64_t key) {
   if (!model_) return;
   level_ = key;
@@ -128,6 +153,7 @@ void GraphView::build_scene(const Laid& laid) {
       QRectF(0, 0, laid.layout.width, laid.layout.height).adjusted(-20, -20, 20, 20));
   selecting_ = false;
   apply_marks();
+  apply_notes();
   fit();
   if (!want_selected_.empty()) select_node(std::string(want_selected_));  // a copy: it is reset
   emit levelShown(level_);
@@ -144,6 +170,22 @@ void GraphView::apply_marks() {
       red = model_->group_of(marks_.divergent) == item->node().group;  // the layer holding it
     }
     item->set_divergent(red);
+  }
+}
+
+void GraphView::apply_notes() {
+  for (auto& [name, item] : items_) {
+    if (!item->node().is_group) {
+      const auto note = notes_.find(name);
+      item->set_note(note == notes_.end() ? QString() : QString::fromStdString(note->second));
+      continue;
+    }
+    // A layer box: how many of its nodes carry a note.
+    int inside = 0;
+    for (const auto& [node, text] : notes_) {
+      inside += model_ && model_->group_of(node) == item->node().group;
+    }
+    item->set_note(inside == 0 ? QString() : tr("%n note(s) inside this layer", nullptr, inside));
   }
 }
 
@@ -218,6 +260,16 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
   } else {
     QGraphicsView::mouseDoubleClickEvent(event);
   }
+  event->accept();
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  auto* node = dynamic_cast<NodeItem*>(itemAt(event->pos()));
+  if (!node || node->node().is_group) {
+    QGraphicsView::contextMenuEvent(event);
+    return;
+  }
+  emit nodeMenuRequested(QString::fromStdString(node->name()), event->globalPos());
   event->accept();
 }
 

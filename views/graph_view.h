@@ -1,7 +1,8 @@
 // A graph pane: a GraphModel drawn into a QGraphicsScene from Graphviz layouts computed off the
 // GUI thread. A big program shows its layers as boxes; double-clicking one shows that layer's
 // instructions (laid out on their own, once, then cached); double-clicking the background goes
-// back. Wheel zooms, dragging pans.
+// back. Wheel zooms, dragging pans. Nodes with a user's note carry a yellow corner (a layer box
+// when a node inside it has one); right-clicking a node asks the window for its menu.
 #pragma once
 
 #include <QGraphicsView>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "views/graph_layout_engine.h"
 #include "views/graph_model.h"
@@ -39,6 +41,8 @@ class GraphView : public QGraphicsView {
   const GraphModel* model() const { return model_.get(); }
   /// Colours, badges and the red node; kept across levels and layouts.
   void set_marks(NodeMarks marks);
+  /// The user's notes by node name; kept across levels and layouts.
+  void set_notes(std::unordered_map<std::string, std::string> notes);
 
   /// Selects and centres the node `name`, opening its layer first if it is inside a collapsed
   /// one (the selection then happens when the layer is laid out). Emits no nodeSelected.
@@ -48,6 +52,12 @@ class GraphView : public QGraphicsView {
   /// Shows a layer (a key of GraphModel) or kTop.
   void show_level(int64_t key);
   int64_t level() const { return level_; }
+  /// The titles of the groups open in this pane ("layer 3"): the layer shown, or none at the
+  /// overview or in a program shown whole.
+  std::vector<std::string> expanded_groups() const;
+  /// Opens the first of `titles` that is a group of the model (a saved session's); does nothing
+  /// when none is. A node waiting to be selected in another group is no longer waited for.
+  void set_expanded_groups(const std::vector<std::string>& titles);
   /// true while a layout is being computed for this pane.
   bool busy() const { return pending_ != 0; }
   /// The nodes currently drawn, by name.
@@ -66,10 +76,13 @@ class GraphView : public QGraphicsView {
   void nodeSelected(const QString& name);
   /// A layout arrived and the scene now shows the level.
   void levelShown(qint64 key);
+  /// The user right-clicked the node `name` (not a layer box) at `global` (screen) coordinates.
+  void nodeMenuRequested(const QString& name, const QPoint& global);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
  private:
   struct Laid {
@@ -78,11 +91,13 @@ class GraphView : public QGraphicsView {
   };
   void build_scene(const Laid& laid);
   void apply_marks();
+  void apply_notes();
   void on_selection_changed();
 
   QGraphicsScene* scene_;
   std::shared_ptr<const GraphModel> model_;
   NodeMarks marks_;
+  std::unordered_map<std::string, std::string> notes_;
   std::map<int64_t, std::shared_ptr<const Laid>> cache_;  ///< laid-out levels of model_
   int64_t level_ = kTop;
   int pending_ = 0;            ///< layouts running for model_

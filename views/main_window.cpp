@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -29,11 +30,15 @@
 #include <cstdio>
 #include <utility>
 
+#include "report/report.h"
+#include "verify/spec.h"
+#include "verify/spec_json.h"
 #include "views/bijection_model.h"
 #include "views/check_runner.h"
 #include "views/divergence_panel.h"
 #include "views/graph_view.h"
 #include "views/node_marks.h"
+#include "views/notes_panel.h"
 
 namespace scalify::views {
 
@@ -42,8 +47,22 @@ namespace {
 constexpr int kMaxRecent = 8;
 const QString kRecentKey = QStringLiteral("recentPairs");
 
+const QString kSessionSuffix = QStringLiteral(".scalify");
+
 bool is_hlo(const QUrl& url) {
   return url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".hlo"));
+}
+
+bool is_session(const QUrl& url) {
+  return url.isLocalFile() && url.toLocalFile().endsWith(kSessionSuffix);
+}
+
+/// `path` with `suffix` added when it has none of `suffixes`.
+QString with_suffix(const QString& path, const QStringList& suffixes, const QString& suffix) {
+  for (const QString& s : suffixes) {
+    if (path.endsWith(s, Qt::CaseInsensitive)) return path;
+  }
+  return path + suffix;
 }
 
 }  // namespace
@@ -55,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
       active_view_(dist_view_),
       bijection_(new BijectionModel(this)),
       panel_(new DivergencePanel(this)),
+      notes_panel_(new NotesPanel(this)),
       runner_(new CheckRunner(this)) {
   setWindowTitle(tr("Scalify Studio"));
   setAcceptDrops(true);
@@ -71,6 +91,18 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& name) { select_partner(ref_view_, name); });
   connect(dist_view_, &GraphView::nodeSelected, this,
           [this](const QString& name) { select_partner(dist_view_, name); });
+  for (GraphView* view : {ref_view_, dist_view_}) {
+    connect(view, &GraphView::nodeMenuRequested, this,
+            [this, view](const QString& name, const QPoint& global) {
+              show_node_menu(view, name, global);
+            });
+  }
+  connect(notes_panel_, &NotesPanel::noteActivated, this,
+          [this](store::Pane pane, const QString& node) {
+            GraphView* view = pane == store::Pane::kReference ? ref_view_ : dist_view_;
+            view->select_node(node.toStdString());
+            select_partner(view, node);
+          });
   connect(runner_, &CheckRunner::progress, this, &MainWindow::on_progress);
   connect(runner_, &CheckRunner::finished, this, &MainWindow::on_result);
   connect(runner_, &CheckRunner::failed, this, [this](const QString& message) {
@@ -92,15 +124,35 @@ void MainWindow::build_menus() {
   recent_menu_ = file->addMenu(tr("Open &recent"));
   connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
   file->addAction(tr("Open the &example"), this, &MainWindow::open_example);
+  file->addAction(tr("Open s&ession…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                  &MainWindow::choose_session_to_open);
   file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
     if (!paths_.ref.isEmpty() && !paths_.dist.isEmpty()) open_pair(paths_);
   });
   file->addSeparator();
+  file->addAction(tr("&Save session…"), QKeySequence::Save, this,
+                  &MainWindow::choose_session_to_save);
+  file->addAction(tr("Export &report…"), this, &MainWindow::choose_report);
   // Both paint the pane's whole scene the same way (views/scene_export.h).
   file->addAction(tr("&Export view as PNG…"), this, [this] { export_view(ExportFormat::kPng); });
   file->addAction(tr("Export view as &SVG…"), this, [this] { export_view(ExportFormat::kSvg); });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(tr("&Note on the selected node…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                  this, [this] {
+                    const std::string name = active_view_->selected_name();
+                    const GraphModel* model = active_view_->model();
+                    // At an overview, the selection may be a layer box: no node to note.
+                    const bool layer_box =
+                        model && model->is_overview() && !model->group_of(name).has_value();
+                    if (name.empty() || layer_box) {
+                      statusBar()->showMessage(tr("select a node first (not a layer box)"), 4000);
+                      return;
+                    }
+                    edit_note(active_view_, name);
+                  });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { active_view_->zoom_in(); });
@@ -160,6 +212,13 @@ void MainWindow::build_docks() {
   panel_dock->setWidget(panel_);
   addDockWidget(Qt::BottomDockWidgetArea, panel_dock);
   splitDockWidget(bijection_dock, panel_dock, Qt::Horizontal);
+
+  auto* notes_dock = new QDockWidget(tr("Notes"), this);
+  notes_dock->setObjectName(QStringLiteral("notes"));
+  notes_dock->setWidget(notes_panel_);
+  addDockWidget(Qt::BottomDockWidgetArea, notes_dock);
+  tabifyDockWidget(panel_dock, notes_dock);
+  panel_dock->raise();
   resizeDocks({bijection_dock}, {300}, Qt::Vertical);
 }
 
@@ -192,6 +251,11 @@ void MainWindow::build_find_bar() {
 }
 
 void MainWindow::open_pair(const PairPaths& paths) {
+  if (paths.ref != paths_.ref || paths.dist != paths_.dist) {
+    notes_.clear();  // they were about the other pair (Reload keeps them)
+    refresh_notes();
+  }
+  session_path_.clear();
   paths_ = paths;
   remember_recent(paths);
   runner_->cancel();
@@ -223,6 +287,149 @@ void MainWindow::open_example() {
   open_pair(paths);
 }
 
+void MainWindow::open_session(const QString& path) {
+  runner_->cancel();
+  loading_ = true;
+  const uint64_t generation = ++load_generation_;
+  status_->setText(tr("reading the session %1…").arg(QFileInfo(path).fileName()));
+  panel_->show_message(tr("reading…"));
+  auto* watcher = new QFutureWatcher<LoadedSession>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, path] {
+    watcher->deleteLater();
+    if (generation != load_generation_) return;  // something else was opened meanwhile
+    loading_ = false;
+    const LoadedSession loaded = watcher->result();
+    if (loaded.error.isEmpty()) session_path_ = path;
+    on_session_loaded(loaded);
+  });
+  watcher->setFuture(QtConcurrent::run([path] { return load_session(path); }));
+}
+
+void MainWindow::on_session_loaded(const LoadedSession& loaded) {
+  if (!loaded.error.isEmpty()) {
+    status_->setText(tr("could not open the session"));
+    panel_->show_message(tr("error"), loaded.error);
+    show_error(tr("Cannot open the session"), loaded.error);
+    emit checkDone();
+    return;
+  }
+  const store::Session& s = loaded.session;
+  paths_ = {QString::fromStdString(s.reference.path), QString::fromStdString(s.distributed.path)};
+  show_pair(loaded.pair);
+  setWindowTitle(tr("Scalify Studio — %1 (%2 vs %3)")
+                     .arg(QFileInfo(session_path_).fileName(), QFileInfo(paths_.ref).fileName(),
+                          QFileInfo(paths_.dist).fileName()));
+  notes_ = NodeNotes(s.notes);
+  refresh_notes();
+  if (!s.spec.empty()) {
+    auto spec = verify::parse_spec(s.spec, session_path_.toStdString());
+    auto overrides =
+        spec ? BijectionOverrides::from_spec(*spec) : Expected<BijectionOverrides>(spec.error());
+    if (overrides) {
+      bijection_->restore_overrides(std::move(*overrides), spec->layout_mesh);
+    } else {
+      show_error(tr("The session's bijection edits were not restored"),
+                 QString::fromStdString(overrides.error().format()).trimmed());
+    }
+  }
+  if (loaded.result) {
+    on_result(loaded.result);  // as it was: no check runs
+  } else {
+    start_check();
+  }
+  // After the result: its divergent node would otherwise open its own layer.
+  ref_view_->set_expanded_groups(s.reference.expanded_groups);
+  dist_view_->set_expanded_groups(s.distributed.expanded_groups);
+}
+
+store::Session MainWindow::current_session() const {
+  store::Session s;
+  s.reference.path = paths_.ref.toStdString();
+  s.distributed.path = paths_.dist.toStdString();
+  if (ref_text_) s.reference.hlo = *ref_text_;
+  if (dist_text_) s.distributed.hlo = *dist_text_;
+  s.reference.expanded_groups = ref_view_->expanded_groups();
+  s.distributed.expanded_groups = dist_view_->expanded_groups();
+  if (const auto spec = bijection_->spec()) s.spec = verify::spec_to_json(*spec).dump(2);
+  if (result_) s.result = *result_;
+  s.notes = notes_.list();
+  return s;
+}
+
+bool MainWindow::save_session(const QString& path, QString* error) {
+  if (!ref_module_ || !dist_module_ || loading_) {
+    *error = tr("there is no pair to save yet");
+    return false;
+  }
+  const auto saved = store::save_session(path.toStdString(), current_session());
+  if (!saved) {
+    *error = QString::fromStdString(saved.error().format()).trimmed();
+    return false;
+  }
+  session_path_ = path;
+  statusBar()->showMessage(
+      result_ ? tr("saved %1").arg(path)
+              : tr("saved %1 (without a result: it is checked when opened)").arg(path),
+      5000);
+  return true;
+}
+
+bool MainWindow::export_report(const QString& path, QString* error) {
+  if (!result_ || !ref_module_ || !dist_module_) {
+    *error = tr("there is no result to report yet");
+    return false;
+  }
+  const auto written = report::write_report(
+      path.toStdString(),
+      {*result_, *ref_module_, *dist_module_, paths_.ref.toStdString(), paths_.dist.toStdString()});
+  if (!written) {
+    *error = QString::fromStdString(written.error().format()).trimmed();
+    return false;
+  }
+  statusBar()->showMessage(tr("report written to %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::set_note(store::Pane pane, const std::string& node, const QString& text) {
+  notes_.set(pane, node, text.toStdString());
+  refresh_notes();
+}
+
+void MainWindow::refresh_notes() {
+  ref_view_->set_notes(notes_.of_pane(store::Pane::kReference));
+  dist_view_->set_notes(notes_.of_pane(store::Pane::kDistributed));
+  notes_panel_->show_notes(notes_);
+}
+
+store::Pane MainWindow::pane_of(const GraphView* view) const {
+  return view == ref_view_ ? store::Pane::kReference : store::Pane::kDistributed;
+}
+
+void MainWindow::show_node_menu(GraphView* view, const QString& name, const QPoint& global) {
+  const std::string node = name.toStdString();
+  const bool has_note = notes_.find(pane_of(view), node) != nullptr;
+  QMenu menu(this);
+  menu.addAction(has_note ? tr("Edit the note…") : tr("Add a note to %1…").arg(name), this,
+                 [this, view, node] { edit_note(view, node); });
+  QAction* remove = menu.addAction(tr("Remove the note"), this,
+                                   [this, view, node] { set_note(pane_of(view), node, {}); });
+  remove->setEnabled(has_note);
+  menu.exec(global);
+}
+
+void MainWindow::edit_note(GraphView* view, const std::string& node) {
+  const store::Pane pane = pane_of(view);
+  const std::string* old = notes_.find(pane, node);
+  bool ok = false;
+  const QString text = QInputDialog::getMultiLineText(
+      this, tr("Note"),
+      tr("Note on %1 (%2 program); empty removes it:")
+          .arg(QString::fromStdString(node),
+               pane == store::Pane::kReference ? tr("reference") : tr("distributed")),
+      old ? QString::fromStdString(*old) : QString(), &ok);
+  if (ok) set_note(pane, node, text);
+}
+
 void MainWindow::on_loaded(const LoadedPair& pair) {
   if (!pair.error.isEmpty()) {
     status_->setText(tr("could not read the pair"));
@@ -233,12 +440,19 @@ void MainWindow::on_loaded(const LoadedPair& pair) {
   }
   setWindowTitle(tr("Scalify Studio — %1 vs %2")
                      .arg(QFileInfo(paths_.ref).fileName(), QFileInfo(paths_.dist).fileName()));
+  show_pair(pair);
+  start_check();
+}
+
+void MainWindow::show_pair(const LoadedPair& pair) {
   result_.reset();
   dist_to_ref_.clear();
   ref_to_dist_.clear();
   found_for_.clear();
   ref_module_ = pair.ref;
   dist_module_ = pair.dist;
+  ref_text_ = pair.ref_text;
+  dist_text_ = pair.dist_text;
   bijection_->set_programs(pair.ref, pair.dist);  // a new pair: no overrides
   ref_view_->set_model(pair.ref_graph);
   dist_view_->set_model(pair.dist_graph);
@@ -249,7 +463,8 @@ void MainWindow::on_loaded(const LoadedPair& pair) {
                        .arg(pair.ref->entry().size())
                        .arg(QFileInfo(paths_.dist).fileName())
                        .arg(pair.dist->entry().size()));
-  start_check();
+  ref_view_->set_notes(notes_.of_pane(store::Pane::kReference));
+  dist_view_->set_notes(notes_.of_pane(store::Pane::kDistributed));
 }
 
 void MainWindow::recheck() {
@@ -395,6 +610,42 @@ void MainWindow::export_view(ExportFormat format) {
   if (!active_view_->export_to(path, format, &error)) show_error(tr("Export failed"), error);
 }
 
+void MainWindow::choose_session_to_open() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open a session"),
+                                                    QFileInfo(session_path_).absolutePath(),
+                                                    tr("Scalify session (*.scalify)"));
+  if (!path.isEmpty()) open_session(path);
+}
+
+void MainWindow::choose_session_to_save() {
+  const QString suggested =
+      !session_path_.isEmpty()
+          ? session_path_
+          : QFileInfo(paths_.dist)
+                .absoluteDir()
+                .filePath(QFileInfo(paths_.dist).completeBaseName() + kSessionSuffix);
+  QString path = QFileDialog::getSaveFileName(this, tr("Save the session"), suggested,
+                                              tr("Scalify session (*.scalify)"));
+  if (path.isEmpty()) return;
+  path = with_suffix(path, {kSessionSuffix}, kSessionSuffix);
+  QString error;
+  if (!save_session(path, &error)) show_error(tr("Cannot save the session"), error);
+}
+
+void MainWindow::choose_report() {
+  const QString html = tr("HTML page (*.html)"), markdown = tr("Markdown comment (*.md)");
+  QString filter = html;
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export the report"),
+      QFileInfo(paths_.dist).absoluteDir().filePath(QStringLiteral("report.html")),
+      html + QStringLiteral(";;") + markdown, &filter);
+  if (path.isEmpty()) return;
+  path = with_suffix(path, {QStringLiteral(".html"), QStringLiteral(".htm"), QStringLiteral(".md")},
+                     filter == markdown ? QStringLiteral(".md") : QStringLiteral(".html"));
+  QString error;
+  if (!export_report(path, &error)) show_error(tr("Cannot export the report"), error);
+}
+
 void MainWindow::remember_recent(const PairPaths& paths) {
   if (example_dir_ && paths.dist.startsWith(example_dir_->path())) return;  // a temporary pair
   QSettings settings;
@@ -422,13 +673,19 @@ void MainWindow::fill_recent_menu() {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   const QList<QUrl> urls = event->mimeData()->urls();
-  if (!urls.isEmpty() && urls.size() <= 2 && std::all_of(urls.begin(), urls.end(), is_hlo)) {
+  if ((!urls.isEmpty() && urls.size() <= 2 && std::all_of(urls.begin(), urls.end(), is_hlo)) ||
+      (urls.size() == 1 && is_session(urls[0]))) {
     event->acceptProposedAction();
   }
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
   const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() == 1 && is_session(urls[0])) {
+    event->acceptProposedAction();
+    open_session(urls[0].toLocalFile());
+    return;
+  }
   PairPaths next = paths_;
   if (urls.size() == 2) {
     // Two files: the one named like a reference (ref, tp1, single) goes left.

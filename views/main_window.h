@@ -1,6 +1,8 @@
-// Scalify Studio's window: the reference (left) and distributed (right) graphs, the bijection
-// and divergence docks, a status bar with the check's progress and Cancel, and the menus.
-// Files are read and checked on the thread pool; the window never waits for them.
+// Scalify Studio's window: the reference (left) and distributed (right) graphs, the bijection,
+// divergence and notes docks, a status bar with the check's progress and Cancel, and the menus.
+// Files are read and checked on the thread pool; the window never waits for them. A session
+// (.scalify: the pair, overrides, result, open layers and notes) is saved and opened again
+// without checking again; the result can be exported as a report.
 #pragma once
 
 #include <QMainWindow>
@@ -10,7 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/session_file.h"
 #include "verify/check_result.h"
+#include "views/node_notes.h"
 #include "views/pair_files.h"
 #include "views/scene_export.h"
 
@@ -29,6 +33,7 @@ class BijectionModel;
 class CheckRunner;
 class DivergencePanel;
 class GraphView;
+class NotesPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -41,6 +46,21 @@ class MainWindow : public QMainWindow {
   void open_pair(const PairPaths& paths);
   /// Generates the bundled example (a tiny pair with a planted bug) and opens it.
   void open_example();
+  /// Opens a saved session in the background: the programs from the text it holds, the
+  /// overrides, notes and open layers, and its result shown as it was, without checking again
+  /// (the check runs only when the session holds no result).
+  void open_session(const QString& path);
+  /// Saves the pair, the overrides, the result, the open layers and the notes to `path`; false
+  /// and `error` when there is no pair or the file cannot be written.
+  bool save_session(const QString& path, QString* error);
+  /// The session as save_session() would write it (programs empty when no pair is loaded).
+  store::Session current_session() const;
+  /// Writes the result as a report (core/report: `.html` page or `.md` comment, by extension);
+  /// false and `error` when there is no result or the file cannot be written.
+  bool export_report(const QString& path, QString* error);
+  /// Sets the note on `node` of `pane` (empty text: removes it).
+  void set_note(store::Pane pane, const std::string& node, const QString& text);
+  const NodeNotes& notes() const { return notes_; }
   /// Errors go to message boxes when interactive, else to stderr (--screenshot, tests).
   void set_interactive(bool interactive) { interactive_ = interactive; }
   /// Nothing is loading, checking or being laid out.
@@ -51,6 +71,7 @@ class MainWindow : public QMainWindow {
   BijectionModel* bijection_model() const { return bijection_; }
   DivergencePanel* divergence_panel() const { return panel_; }
   CheckRunner* check_runner() const { return runner_; }
+  NotesPanel* notes_panel() const { return notes_panel_; }
   const PairPaths& paths() const { return paths_; }
   /// The last check's result, or nullptr while checking (or after an error or a cancel).
   const verify::CheckResult* result() const { return result_.get(); }
@@ -74,6 +95,9 @@ class MainWindow : public QMainWindow {
   void build_status_bar();
   void build_find_bar();
   void on_loaded(const LoadedPair& pair);
+  void on_session_loaded(const LoadedSession& loaded);
+  /// Shows a freshly read pair (no result yet, no overrides).
+  void show_pair(const LoadedPair& pair);
   void start_check();
   void show_bijection_menu(const QPoint& pos);
   void on_result(std::shared_ptr<const verify::CheckResult> result);
@@ -84,6 +108,15 @@ class MainWindow : public QMainWindow {
   void find_step(int direction);
   void choose_file(bool reference);
   void export_view(ExportFormat format);
+  void choose_session_to_open();
+  void choose_session_to_save();
+  void choose_report();
+  void show_node_menu(GraphView* view, const QString& name, const QPoint& global);
+  /// Asks for the text of the note on `node` (interactive).
+  void edit_note(GraphView* view, const std::string& node);
+  /// Shows the notes in both panes and in the notes dock.
+  void refresh_notes();
+  store::Pane pane_of(const GraphView* view) const;
   void remember_recent(const PairPaths& paths);
   void fill_recent_menu();
 
@@ -93,6 +126,7 @@ class MainWindow : public QMainWindow {
   BijectionModel* bijection_;
   QTableView* bijection_table_ = nullptr;
   DivergencePanel* panel_;
+  NotesPanel* notes_panel_;
   CheckRunner* runner_;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_button_ = nullptr;
@@ -103,6 +137,9 @@ class MainWindow : public QMainWindow {
 
   PairPaths paths_;
   std::shared_ptr<const ir::Module> ref_module_, dist_module_;  ///< the pair last loaded
+  std::shared_ptr<const std::string> ref_text_, dist_text_;     ///< their text, for a session
+  QString session_path_;  ///< the session last opened or saved
+  NodeNotes notes_;
   std::unique_ptr<QTemporaryDir> example_dir_;
   bool interactive_ = true;
   bool loading_ = false;

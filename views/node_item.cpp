@@ -15,8 +15,16 @@ constexpr double kCharWidth = 6.0;  // of the 8-point font, roughly
 constexpr double kMaxWidth = 240;
 constexpr double kHeight = 48;
 
+constexpr double kNoteCorner = 14;
+
 QColor default_fill(const ViewNode& node) {
   return node.is_group ? QColor(225, 230, 240) : QColor(245, 245, 245);
+}
+
+QString base_tooltip(const ViewNode& node) {
+  return QString::fromStdString(node.name + "\n" + node.op + " " + node.shape +
+                                (node.op_name.empty() ? "" : "\n" + node.op_name) +
+                                (node.source.empty() ? "" : "\n" + node.source));
 }
 
 }  // namespace
@@ -30,9 +38,15 @@ std::pair<double, double> node_size(const ViewNode& node) {
 NodeItem::NodeItem(const ViewNode& node, double width, double height)
     : node_(node), rect_(-width / 2, -height / 2, width, height), fill_(default_fill(node)) {
   setFlag(ItemIsSelectable);
-  setToolTip(QString::fromStdString(node.name + "\n" + node.op + " " + node.shape +
-                                    (node.op_name.empty() ? "" : "\n" + node.op_name) +
-                                    (node.source.empty() ? "" : "\n" + node.source)));
+  setToolTip(base_tooltip(node));
+}
+
+void NodeItem::set_note(QString note) {
+  if (note == note_) return;
+  note_ = std::move(note);
+  setToolTip(note_.isEmpty() ? base_tooltip(node_)
+                             : base_tooltip(node_) + QStringLiteral("\n\nNote: ") + note_);
+  update();
 }
 
 void NodeItem::set_fill(QColor fill) {
@@ -81,6 +95,15 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QRectF r(text_rect.left() + room, text_rect.top() + i * line,
                    text_rect.width() - 2 * room, line);
     painter->drawText(r, Qt::AlignCenter, metrics.elidedText(lines[i], Qt::ElideMiddle, r.width()));
+  }
+  if (!note_.isEmpty()) {
+    // A folded yellow corner, top left: there is a note (the tooltip shows it).
+    const QPointF corner = rect_.topLeft();
+    const QPolygonF fold(
+        {corner, corner + QPointF(kNoteCorner, 0), corner + QPointF(0, kNoteCorner)});
+    painter->setPen(QPen(QColor(150, 120, 0), 1));
+    painter->setBrush(QColor(255, 214, 10));
+    painter->drawPolygon(fold);
   }
   if (!badge_.isEmpty()) {
     font.setBold(true);

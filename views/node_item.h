@@ -1,5 +1,6 @@
 // One box of a graph pane: a rounded rectangle with the op, the shape and the name (or a
-// group's title and size), a fill colour, an optional layout badge, a red state.
+// group's title and size), a fill colour, an optional layout badge, a red state, and a yellow
+// corner when the user wrote a note on it (the note in its tooltip).
 #pragma once
 
 #include <QColor>
@@ -22,6 +23,9 @@ class NodeItem : public QGraphicsItem {
   void set_badge(QString badge);
   void set_divergent(bool divergent);
   bool divergent() const { return divergent_; }
+  /// The user's note ("" for none): a yellow corner, and the text in the tooltip.
+  void set_note(QString note);
+  const QString& note() const { return note_; }
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -32,6 +36,7 @@ class NodeItem : public QGraphicsItem {
   QColor fill_;
   QString badge_;
   bool divergent_ = false;
+  QString note_;
 };
 
 /// The size a node's text needs, in points (an estimate: safe to compute off the GUI thread).

@@ -19,21 +19,69 @@ bool write_text(const QString& path, const std::string& text) {
 }  // namespace
 
 LoadedPair load_pair(const PairPaths& paths) {
+  std::string texts[2];
+  const QString* names[2] = {&paths.ref, &paths.dist};
+  for (int i = 0; i < 2; ++i) {
+    QFile f(*names[i]);
+    const bool read = f.open(QIODevice::ReadOnly);
+    const QByteArray bytes = read ? f.readAll() : QByteArray();
+    if (!read || bytes.isEmpty() || bytes.contains('\0')) {
+      // The reader says best what is wrong with a file it cannot take.
+      LoadedPair out;
+      auto m = hlo::read_module_file(names[i]->toStdString());
+      out.error = m ? QStringLiteral("%1: cannot read the file").arg(*names[i])
+                    : QString::fromStdString(m.error().format());
+      return out;
+    }
+    texts[i] = bytes.toStdString();
+  }
+  return parse_pair(paths, std::move(texts[0]), std::move(texts[1]));
+}
+
+LoadedPair parse_pair(const PairPaths& paths, std::string ref_text, std::string dist_text) {
   LoadedPair out;
-  auto ref = hlo::read_module_file(paths.ref.toStdString());
+  auto ref = hlo::read_module(ref_text, paths.ref.toStdString());
   if (!ref) {
     out.error = QString::fromStdString(ref.error().format());
     return out;
   }
-  auto dist = hlo::read_module_file(paths.dist.toStdString());
+  auto dist = hlo::read_module(dist_text, paths.dist.toStdString());
   if (!dist) {
     out.error = QString::fromStdString(dist.error().format());
     return out;
   }
   out.ref = std::make_shared<const ir::Module>(std::move(*ref));
   out.dist = std::make_shared<const ir::Module>(std::move(*dist));
+  out.ref_text = std::make_shared<const std::string>(std::move(ref_text));
+  out.dist_text = std::make_shared<const std::string>(std::move(dist_text));
   out.ref_graph = std::make_shared<const GraphModel>(out.ref);
   out.dist_graph = std::make_shared<const GraphModel>(out.dist);
+  return out;
+}
+
+LoadedSession load_session(const QString& path) {
+  LoadedSession out;
+  auto session = store::open_session(path.toStdString());
+  if (!session) {
+    out.error = QString::fromStdString(session.error().format()).trimmed();
+    return out;
+  }
+  store::Session& s = *session;
+  const PairPaths paths{QString::fromStdString(s.reference.path),
+                        QString::fromStdString(s.distributed.path)};
+  out.pair = parse_pair(paths, std::move(s.reference.hlo), std::move(s.distributed.hlo));
+  if (!out.pair.error.isEmpty()) {
+    out.error =
+        QStringLiteral("%1: a program it holds does not read: %2").arg(path, out.pair.error);
+    return out;
+  }
+  s.reference.hlo.clear();
+  s.distributed.hlo.clear();
+  if (s.result) {
+    out.result = std::make_shared<const verify::CheckResult>(std::move(*s.result));
+    s.result.reset();
+  }
+  out.session = std::move(s);
   return out;
 }
 

@@ -1,5 +1,6 @@
-// scalify-studio [REF DIST] [--screenshot FILE] [--timings]: the window. With no files it opens the
-// bundled example (a generated pair with a planted bug). --screenshot saves the window once the
+// scalify-studio [REF DIST | SESSION.scalify] [--screenshot FILE] [--timings]: the window. With no
+// files it opens the bundled example (a generated pair with a planted bug); a saved session opens
+// as it was saved. --screenshot saves the window once the
 // check has finished and the graphs are laid out, then quits (the smoke test and the README use
 // it).
 #include <QApplication>
@@ -58,7 +59,9 @@ int main(int argc, char** argv) {
                      "proves them equivalent or shows where they diverge."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("REF"), QStringLiteral("the reference program"));
+  parser.addPositionalArgument(
+      QStringLiteral("REF"),
+      QStringLiteral("the reference program, or alone a saved session (FILE.scalify)"));
   parser.addPositionalArgument(QStringLiteral("DIST"), QStringLiteral("the distributed program"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
@@ -72,8 +75,10 @@ int main(int argc, char** argv) {
   parser.addOption(timings);
   parser.process(app);
   const QStringList files = parser.positionalArguments();
-  if (!files.isEmpty() && files.size() != 2) {
-    QTextStream(stderr) << "scalify-studio: give both programs (REF DIST) or none\n";
+  const bool session = files.size() == 1 && files[0].endsWith(QStringLiteral(".scalify"));
+  if (!files.isEmpty() && files.size() != 2 && !session) {
+    QTextStream(stderr)
+        << "scalify-studio: give both programs (REF DIST), a session (FILE.scalify) or none\n";
     return 2;
   }
 
@@ -84,7 +89,9 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(timings)) report_timings(window);
   window.show();
-  if (files.size() == 2) {
+  if (session) {
+    window.open_session(files[0]);
+  } else if (files.size() == 2) {
     window.open_pair({files[0], files[1]});
   } else {
     window.open_example();

@@ -1,11 +1,11 @@
 #include "store/memo_store.h"
 
-#include <sqlite3.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+
+#include "store/sqlite_support.h"
 
 namespace scalify::store {
 
@@ -16,25 +16,6 @@ constexpr std::string_view kApplication = "scalify-part-memo";
 Diagnostic error_at(const std::string& path, const std::string& message) {
   return Diagnostic{path, {}, message, ""};
 }
-
-/// Runs `sql` (no results wanted); false and `why` on failure.
-bool exec(sqlite3* db, const char* sql, std::string* why = nullptr) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-  if (rc != SQLITE_OK && why) *why = message ? message : sqlite3_errstr(rc);
-  sqlite3_free(message);
-  return rc == SQLITE_OK;
-}
-
-/// A statement that finalises itself.
-struct Statement {
-  sqlite3_stmt* s = nullptr;
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s, nullptr); }
-  ~Statement() { sqlite3_finalize(s); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  explicit operator bool() const { return s != nullptr; }
-};
 
 /// The meta value `key`, if the table and the row exist.
 std::optional<std::string> meta(sqlite3* db, const char* key) {

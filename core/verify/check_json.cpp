@@ -31,7 +31,7 @@ json::Object layout_fields(const Layout& layout, const Mesh& mesh) {
   return o;
 }
 
-json::Value to_json(const CheckResult& r) {
+json::Value to_json(const CheckResult& r, const JsonOptions& options) {
   json::Object o;
   o["verdict"] = std::string(verdict_name(r.verdict));
   json::Object mesh;
@@ -44,6 +44,8 @@ json::Value to_json(const CheckResult& r) {
     b["ref"] = e.ref;
     for (auto& [k, v] : layout_fields(e.layout, r.mesh)) b[k] = v;
     b["why"] = e.why;
+    b["dist_number"] = e.dist_number;
+    b["ref_number"] = e.ref_number;
     bijection.push_back(std::move(b));
   }
   o["bijection"] = std::move(bijection);
@@ -90,6 +92,7 @@ json::Value to_json(const CheckResult& r) {
     j["op"] = d.op;
     j["reason"] = d.reason;
     j["operand_layouts"] = std::move(layouts);
+    j["by_value"] = d.by_value;
     j["op_name"] = d.op_name;
     if (d.source) {
       j["source"]["file"] = d.source->file;
@@ -97,6 +100,8 @@ json::Value to_json(const CheckResult& r) {
     } else {
       j["source"] = nullptr;
     }
+    j["dist_line"] = d.dist_line;
+    j["ref_line"] = d.ref_line;
     o["divergence"] = std::move(j);
   } else {
     o["divergence"] = nullptr;
@@ -113,7 +118,229 @@ json::Value to_json(const CheckResult& r) {
   stats["iterations"] = r.stats.iterations;
   stats["facts"] = r.stats.facts;
   stats["saturation"] = r.stats.stop_reason;
+  if (options.matches) {
+    json::Array matches;
+    for (const NodeMatch& m : r.matches) {
+      matches.push_back(
+          json::Object{{"dist", m.dist}, {"ref", m.ref}, {"layout", m.layout.to_string(r.mesh)}});
+    }
+    o["matches"] = std::move(matches);
+  }
   return o;
+}
+
+namespace {
+
+/// Reads what to_json wrote. The first problem is kept (with the key's path) and every later
+/// read returns a default, so the code below reads straight through.
+class Reader {
+ public:
+  std::string error;  ///< "goals[2].proven: expected true or false"; empty while all is well
+  Mesh mesh;
+
+  const json::Value* member(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = v.is_object() ? v.find(key) : nullptr;
+    if (!f) fail(at, key, "missing");
+    return f;
+  }
+  std::string str(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = member(v, key, at);
+    if (f && !f->is_string()) fail(at, key, "expected a string");
+    return f && f->is_string() ? f->as_string() : std::string();
+  }
+  /// A string, or "" for null.
+  std::string str_or_null(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = member(v, key, at);
+    if (f && f->is_null()) return {};
+    return str(v, key, at);
+  }
+  int64_t integer(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = member(v, key, at);
+    if (f && !f->is_integer()) fail(at, key, "expected an integer");
+    return f && f->is_integer() ? f->as_int() : 0;
+  }
+  /// An optional integer: `otherwise` when the key is absent.
+  int64_t integer_or(const json::Value& v, std::string_view key, const std::string& at,
+                     int64_t otherwise) {
+    return v.find(key) ? integer(v, key, at) : otherwise;
+  }
+  size_t count(const json::Value& v, std::string_view key, const std::string& at) {
+    const int64_t n = integer(v, key, at);
+    if (n < 0) fail(at, key, "expected a count");
+    return n < 0 ? 0 : static_cast<size_t>(n);
+  }
+  double number(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = member(v, key, at);
+    if (f && f->is_null()) return 0;  // a non-finite number is written as null
+    if (f && !f->is_number()) fail(at, key, "expected a number");
+    return f && f->is_number() ? f->as_double() : 0;
+  }
+  bool boolean(const json::Value& v, std::string_view key, const std::string& at) {
+    const json::Value* f = member(v, key, at);
+    if (f && !f->is_bool()) fail(at, key, "expected true or false");
+    return f && f->is_bool() && f->as_bool();
+  }
+  const json::Array& array(const json::Value& v, std::string_view key, const std::string& at) {
+    static const json::Array kEmpty;
+    const json::Value* f = member(v, key, at);
+    if (f && !f->is_array()) fail(at, key, "expected an array");
+    return f && f->is_array() ? f->as_array() : kEmpty;
+  }
+  std::vector<std::string> strings(const json::Value& v, std::string_view key,
+                                   const std::string& at) {
+    std::vector<std::string> out;
+    const json::Array& a = array(v, key, at);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string()) {
+        fail(at, std::string(key) + "[" + std::to_string(i) + "]", "expected a string");
+        break;
+      }
+      out.push_back(a[i].as_string());
+    }
+    return out;
+  }
+  Layout layout(const json::Value& v, std::string_view key, const std::string& at) {
+    const std::string text = str(v, key, at);
+    if (!error.empty()) return Layout::replicated(mesh.rank());
+    auto l = Layout::parse(text, mesh);
+    if (!l) {
+      fail(at, key, "'" + text + "' is not a layout on the mesh " + mesh_text());
+      return Layout::replicated(mesh.rank());
+    }
+    return *l;
+  }
+  void read_mesh(const json::Value& v) {
+    const json::Value* m = member(v, "mesh", "");
+    if (!m) return;
+    if (!m->is_object()) return fail("", "mesh", "expected an object of axis sizes");
+    std::vector<MeshAxis> axes;
+    std::string text;
+    for (const auto& [name, size] : m->as_object()) {
+      if (!size.is_integer()) return fail("mesh", name, "expected an integer");
+      text += (text.empty() ? "" : ",") + name + "=" + std::to_string(size.as_int());
+    }
+    if (text.empty()) return;  // one device
+    auto parsed = Mesh::parse(text);
+    if (!parsed) return fail("", "mesh", parsed.error().message);
+    mesh = std::move(*parsed);
+  }
+  void fail(const std::string& at, std::string_view key, const std::string& message) {
+    if (!error.empty()) return;
+    error = (at.empty() ? "" : at + ".") + std::string(key) + ": " + message;
+  }
+
+ private:
+  std::string mesh_text() const { return mesh.rank() == 0 ? "of one device" : mesh.to_string(); }
+};
+
+std::string item(std::string_view array, size_t i) {
+  return std::string(array) + "[" + std::to_string(i) + "]";
+}
+
+}  // namespace
+
+Expected<CheckResult> result_from_json(const json::Value& o, std::string_view file_name) {
+  auto error = [&](const std::string& message) {
+    return Diagnostic{std::string(file_name), {}, "not a check result: " + message, ""};
+  };
+  if (!o.is_object()) return error("expected an object");
+  Reader rd;
+  CheckResult r;
+  rd.read_mesh(o);
+  r.mesh = rd.mesh;
+  const std::string verdict = rd.str(o, "verdict", "");
+  bool known = false;
+  for (Verdict v : {Verdict::kEquivalent, Verdict::kDivergent, Verdict::kInconclusive}) {
+    if (verdict == verdict_name(v)) {
+      r.verdict = v;
+      known = true;
+    }
+  }
+  if (!known) rd.fail("", "verdict", "'" + verdict + "' is not a verdict");
+
+  const json::Array& bijection = rd.array(o, "bijection", "");
+  for (size_t i = 0; i < bijection.size() && rd.error.empty(); ++i) {
+    const json::Value& b = bijection[i];
+    const std::string at = item("bijection", i);
+    BijectionEntry e;
+    e.dist = rd.str(b, "dist", at);
+    e.ref = rd.str(b, "ref", at);
+    e.dist_number = rd.integer_or(b, "dist_number", at, -1);
+    e.ref_number = rd.integer_or(b, "ref_number", at, -1);
+    e.layout = rd.layout(b, "text", at);
+    e.why = rd.str(b, "why", at);
+    r.bijection.push_back(std::move(e));
+  }
+  const json::Array& goals = rd.array(o, "goals", "");
+  for (size_t i = 0; i < goals.size() && rd.error.empty(); ++i) {
+    const json::Value& g = goals[i];
+    const std::string at = item("goals", i);
+    Goal goal;
+    goal.ref = rd.str(g, "ref", at);
+    goal.dist = rd.str(g, "dist", at);
+    goal.index = rd.integer(g, "index", at);
+    if (g.find("text")) goal.layout = rd.layout(g, "text", at);
+    goal.proven = rd.boolean(g, "proven", at);
+    if (!goal.proven) goal.why_not = rd.str(g, "why_not", at);
+    goal.proof = rd.strings(g, "proof", at);
+    r.goals.push_back(std::move(goal));
+  }
+  const json::Array& assumptions = rd.array(o, "assumptions", "");
+  for (size_t i = 0; i < assumptions.size() && rd.error.empty(); ++i) {
+    const json::Value& a = assumptions[i];
+    const std::string at = item("assumptions", i);
+    Assumption assumption;
+    assumption.dist = rd.str(a, "dist", at);
+    assumption.layout = rd.layout(a, "layout", at);
+    assumption.why = rd.str(a, "why", at);
+    r.assumptions.push_back(std::move(assumption));
+  }
+  if (const json::Value* u = rd.member(o, "unmatched", "")) {
+    r.unmatched_ref_outputs = rd.strings(*u, "ref_outputs", "unmatched");
+    r.unmatched_dist_parameters = rd.strings(*u, "dist_parameters", "unmatched");
+  }
+  if (const json::Value* d = rd.member(o, "divergence", ""); d && !d->is_null()) {
+    const std::string at = "divergence";
+    Divergence div;
+    div.dist_node = rd.str(*d, "dist_node", at);
+    div.ref_node = rd.str_or_null(*d, "ref_node", at);
+    div.op = rd.str(*d, "op", at);
+    div.reason = rd.str(*d, "reason", at);
+    if (d->find("by_value")) div.by_value = rd.boolean(*d, "by_value", at);
+    div.operand_layouts = rd.strings(*d, "operand_layouts", at);
+    div.op_name = rd.str(*d, "op_name", at);
+    if (const json::Value* s = rd.member(*d, "source", at); s && !s->is_null()) {
+      div.source =
+          SourceSite{rd.str(*s, "file", at + ".source"), rd.integer(*s, "line", at + ".source")};
+    }
+    div.dist_line = rd.integer_or(*d, "dist_line", at, -1);
+    div.ref_line = rd.integer_or(*d, "ref_line", at, -1);
+    r.divergence = std::move(div);
+  }
+  r.notes = rd.strings(o, "notes", "");
+  if (const json::Value* s = rd.member(o, "stats", "")) {
+    r.stats.seconds = rd.number(*s, "seconds", "stats");
+    r.stats.parts = rd.count(*s, "parts", "stats");
+    r.stats.memo_hits = rd.count(*s, "memo_hits", "stats");
+    r.stats.enodes = rd.count(*s, "enodes", "stats");
+    r.stats.eclasses = rd.count(*s, "eclasses", "stats");
+    r.stats.iterations = rd.count(*s, "iterations", "stats");
+    r.stats.facts = rd.count(*s, "facts", "stats");
+    r.stats.stop_reason = rd.str(*s, "saturation", "stats");
+  }
+  if (o.find("matches")) {
+    const json::Array& matches = rd.array(o, "matches", "");
+    for (size_t i = 0; i < matches.size() && rd.error.empty(); ++i) {
+      const std::string at = item("matches", i);
+      NodeMatch m;
+      m.dist = rd.str(matches[i], "dist", at);
+      m.ref = rd.str(matches[i], "ref", at);
+      m.layout = rd.layout(matches[i], "layout", at);
+      r.matches.push_back(std::move(m));
+    }
+  }
+  if (!rd.error.empty()) return error(rd.error);
+  return r;
 }
 
 }  // namespace scalify::verify

@@ -30,8 +30,10 @@ struct MemoEntry {
   std::vector<std::string> dist_names, ref_names;
 };
 
-/// The text form a PersistentStore keeps (JSON), and back; nullopt for text that is not one
-/// (a foreign or damaged entry, which the caller then recomputes).
+/// The text form a PersistentStore keeps: {"result": the result as verify::to_json writes it,
+/// with its matches; "dist_names", "ref_names"}; and back. nullopt for text that is not one (a
+/// foreign or damaged entry, one of an older form, one on another mesh), which the caller then
+/// recomputes.
 std::string to_text(const MemoEntry& entry);
 std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh& mesh);
 
