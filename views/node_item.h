@@ -22,6 +22,9 @@ class NodeItem : public QGraphicsItem {
   void set_badge(QString badge);
   void set_divergent(bool divergent);
   bool divergent() const { return divergent_; }
+  /// Faded (the saturation timeline: no fact yet).
+  void set_dimmed(bool dimmed) { setOpacity(dimmed ? 0.25 : 1.0); }
+  bool dimmed() const { return opacity() < 1.0; }
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

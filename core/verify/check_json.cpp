@@ -61,6 +61,7 @@ json::Value to_json(const CheckResult& r) {
     json::Array proof;
     for (const std::string& line : g.proof) proof.push_back(line);
     j["proof"] = std::move(proof);
+    j["fact"] = g.fact ? json::Value(*g.fact) : json::Value(nullptr);
     goals.push_back(std::move(j));
   }
   o["goals"] = std::move(goals);
@@ -101,6 +102,24 @@ json::Value to_json(const CheckResult& r) {
   } else {
     o["divergence"] = nullptr;
   }
+  json::Array derivation;
+  for (const DerivedFact& f : r.derivation) {
+    json::Object j;
+    j["index"] = f.index;
+    j["dist"] = f.dist;
+    j["element"] = f.element < 0 ? json::Value(nullptr) : json::Value(f.element);
+    j["layout"] = f.layout.to_string(r.mesh);
+    j["ref"] = f.ref.empty() ? json::Value(nullptr) : json::Value(f.ref);
+    j["eclass"] = f.eclass;
+    j["rule"] = f.rule;
+    json::Array premises, rewrites;
+    for (size_t p : f.premises) premises.push_back(p);
+    for (const std::string& w : f.rewrites) rewrites.push_back(w);
+    j["premises"] = std::move(premises);
+    j["rewrites"] = std::move(rewrites);
+    derivation.push_back(std::move(j));
+  }
+  o["derivation"] = std::move(derivation);
   json::Array notes;
   for (const auto& s : r.notes) notes.push_back(s);
   o["notes"] = std::move(notes);

@@ -51,6 +51,20 @@ struct Reader {
     }
     return out;
   }
+  /// Indices (non-negative integers).
+  std::vector<size_t> indices(const json::Value& v, std::string_view key) {
+    std::vector<size_t> out;
+    const json::Value& f = at(v, key);
+    if (!f.is_array()) ok = false;
+    if (!f.is_array()) return out;
+    for (const json::Value& i : f.as_array()) {
+      if (i.is_integer() && i.as_int() >= 0)
+        out.push_back(static_cast<size_t>(i.as_int()));
+      else
+        ok = false;
+    }
+    return out;
+  }
   Layout layout(const json::Value& v, std::string_view key) {
     auto l = Layout::parse(str(v, key), mesh);
     if (!l) ok = false;
@@ -120,6 +134,7 @@ std::string to_text(const MemoEntry& entry) {
                                  {"proven", g.proven},
                                  {"layout", g.layout ? g.layout->to_string(mesh) : ""},
                                  {"proof", strings(g.proof)},
+                                 {"fact", g.fact ? static_cast<int64_t>(*g.fact) : -1},
                                  {"why_not", g.why_not}});
   }
   o["goals"] = std::move(goals);
@@ -157,6 +172,21 @@ std::string to_text(const MemoEntry& entry) {
         json::Object{{"dist", m.dist}, {"ref", m.ref}, {"layout", m.layout.to_string(mesh)}});
   }
   o["matches"] = std::move(matches);
+  json::Array derivation;
+  for (const DerivedFact& f : r.derivation) {
+    json::Array premises;
+    for (size_t p : f.premises) premises.push_back(p);
+    derivation.push_back(json::Object{{"index", f.index},
+                                      {"dist", f.dist},
+                                      {"element", f.element},
+                                      {"layout", f.layout.to_string(mesh)},
+                                      {"ref", f.ref},
+                                      {"eclass", f.eclass},
+                                      {"rule", f.rule},
+                                      {"premises", std::move(premises)},
+                                      {"rewrites", strings(f.rewrites)}});
+  }
+  o["derivation"] = std::move(derivation);
   o["dist_names"] = strings(entry.dist_names);
   o["ref_names"] = strings(entry.ref_names);
   return json::Value(std::move(o)).dump();
@@ -192,6 +222,7 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
     goal.proven = rd.boolean(g, "proven");
     if (!rd.str(g, "layout").empty()) goal.layout = rd.layout(g, "layout");
     goal.proof = rd.list(g, "proof");
+    if (const int64_t f = rd.integer(g, "fact"); f >= 0) goal.fact = static_cast<size_t>(f);
     goal.why_not = rd.str(g, "why_not");
     r.goals.push_back(std::move(goal));
   }
@@ -224,6 +255,21 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
   r.stats.stop_reason = rd.str(s, "stop_reason");
   for (const json::Value& m : rd.array(o, "matches")) {
     r.matches.push_back({rd.str(m, "dist"), rd.str(m, "ref"), rd.layout(m, "layout")});
+  }
+  // An entry without a derivation (written before there was one) reads as a miss.
+  for (const json::Value& f : rd.array(o, "derivation")) {
+    DerivedFact fact;
+    fact.index = r.derivation.size();
+    fact.dist = rd.str(f, "dist");
+    fact.element = rd.integer(f, "element");
+    fact.layout = rd.layout(f, "layout");
+    fact.ref = rd.str(f, "ref");
+    fact.eclass = rd.integer(f, "eclass");
+    fact.rule = rd.str(f, "rule");
+    fact.premises = rd.indices(f, "premises");
+    fact.rewrites = rd.list(f, "rewrites");
+    for (size_t p : fact.premises) rd.ok = rd.ok && p < fact.index;
+    r.derivation.push_back(std::move(fact));
   }
   e.dist_names = rd.list(o, "dist_names");
   e.ref_names = rd.list(o, "ref_names");
@@ -270,6 +316,10 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
   for (NodeMatch& m : r.matches) {
     dist(m.dist);
     ref(m.ref);
+  }
+  for (DerivedFact& f : r.derivation) {
+    dist(f.dist);
+    ref(f.ref);
   }
   if (r.divergence) {
     dist(r.divergence->dist_node);
