@@ -39,6 +39,8 @@
 #include "views/graph_view.h"
 #include "views/node_marks.h"
 #include "views/notes_panel.h"
+#include "views/proof_panel.h"
+#include "views/saturation_timeline.h"
 
 namespace scalify::views {
 
@@ -84,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(splitter);
   build_menus();
   build_docks();
+  build_proof_docks();
   build_status_bar();
   build_find_bar();
 
@@ -220,6 +223,35 @@ void MainWindow::build_docks() {
   tabifyDockWidget(panel_dock, notes_dock);
   panel_dock->raise();
   resizeDocks({bijection_dock}, {300}, Qt::Vertical);
+}
+
+void MainWindow::build_proof_docks() {
+  proof_ = new ProofPanel(this);
+  auto* proof_dock = new QDockWidget(tr("Proof"), this);
+  proof_dock->setObjectName(QStringLiteral("proof"));
+  proof_dock->setWidget(proof_);
+  addDockWidget(Qt::BottomDockWidgetArea, proof_dock);
+  splitDockWidget(findChild<QDockWidget*>(QStringLiteral("divergence")), proof_dock,
+                  Qt::Horizontal);
+  connect(proof_, &ProofPanel::nodeActivated, this,
+          [this](const QString& name) { show_in_panes(name.toStdString()); });
+
+  timeline_ = new SaturationTimeline(this);
+  auto* timeline_dock = new QDockWidget(tr("Saturation timeline"), this);
+  timeline_dock->setObjectName(QStringLiteral("timeline"));
+  timeline_dock->setWidget(timeline_);
+  addDockWidget(Qt::TopDockWidgetArea, timeline_dock);
+  connect(timeline_, &SaturationTimeline::stepChanged, this, [this] {
+    dist_view_->set_marks(timeline_->marks());
+    show_in_panes(timeline_->node());
+  });
+}
+
+void MainWindow::show_in_panes(const std::string& name) {
+  dist_view_->select_node(name);
+  if (const auto it = dist_to_ref_.find(name); it != dist_to_ref_.end()) {
+    ref_view_->select_node(it->second);
+  }
 }
 
 void MainWindow::build_status_bar() {
@@ -458,6 +490,8 @@ void MainWindow::show_pair(const LoadedPair& pair) {
   dist_view_->set_model(pair.dist_graph);
   ref_view_->set_marks({});
   dist_view_->set_marks({});
+  proof_->clear();
+  timeline_->clear();
   status_->setText(tr("reference %1: %2 instructions · distributed %3: %4 instructions")
                        .arg(QFileInfo(paths_.ref).fileName())
                        .arg(pair.ref->entry().size())
@@ -521,9 +555,14 @@ void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {
   bijection_->set_result(*result_);
   bijection_table_->resizeColumnsToContents();
   panel_->show_result(*result_, paths_.dist);
+  proof_->set_result(result_);
+  timeline_->set_result(result_);
   if (const auto& d = result_->divergence) {
     dist_view_->select_node(d->dist_node);
     ref_view_->select_node(d->ref_node);
+    proof_->show_node(d->dist_node);
+  } else if (!result_->goals.empty() && result_->goals[0].fact) {
+    proof_->show_fact(*result_->goals[0].fact);  // the output's proof, until a node is picked
   }
   on_check_ended(panel_->verdict_text(), {});
 }
@@ -557,9 +596,11 @@ void MainWindow::select_partner(GraphView* from, const QString& name) {
   const std::string key = name.toStdString();
   if (const auto it = partners.find(key); it != partners.end()) {
     other->select_node(it->second);
+    if (from == ref_view_) proof_->show_node(it->second);
   } else if (other->has_node(key)) {
     other->select_node(key);  // layer boxes of the overviews share their titles
   }
+  if (from == dist_view_) proof_->show_node(key);
   statusBar()->showMessage(name, 4000);
 }
 

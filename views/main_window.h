@@ -34,6 +34,8 @@ class CheckRunner;
 class DivergencePanel;
 class GraphView;
 class NotesPanel;
+class ProofPanel;
+class SaturationTimeline;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -72,6 +74,8 @@ class MainWindow : public QMainWindow {
   DivergencePanel* divergence_panel() const { return panel_; }
   CheckRunner* check_runner() const { return runner_; }
   NotesPanel* notes_panel() const { return notes_panel_; }
+  ProofPanel* proof_panel() const { return proof_; }
+  SaturationTimeline* saturation_timeline() const { return timeline_; }
   const PairPaths& paths() const { return paths_; }
   /// The last check's result, or nullptr while checking (or after an error or a cancel).
   const verify::CheckResult* result() const { return result_.get(); }
@@ -92,6 +96,10 @@ class MainWindow : public QMainWindow {
  private:
   void build_menus();
   void build_docks();
+  /// The proof tree and the saturation timeline (views/proof_panel.h, saturation_timeline.h).
+  void build_proof_docks();
+  /// Selects distributed node `name` and its reference partner, leaving the proof as it is.
+  void show_in_panes(const std::string& name);
   void build_status_bar();
   void build_find_bar();
   void on_loaded(const LoadedPair& pair);
@@ -128,6 +136,8 @@ class MainWindow : public QMainWindow {
   DivergencePanel* panel_;
   NotesPanel* notes_panel_;
   CheckRunner* runner_;
+  ProofPanel* proof_ = nullptr;
+  SaturationTimeline* timeline_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_button_ = nullptr;
   QLabel* status_ = nullptr;

@@ -26,6 +26,9 @@ class NodeItem : public QGraphicsItem {
   /// The user's note ("" for none): a yellow corner, and the text in the tooltip.
   void set_note(QString note);
   const QString& note() const { return note_; }
+  /// Faded (the saturation timeline: no fact yet).
+  void set_dimmed(bool dimmed) { setOpacity(dimmed ? 0.25 : 1.0); }
+  bool dimmed() const { return opacity() < 1.0; }
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

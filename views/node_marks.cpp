@@ -39,4 +39,20 @@ NodeMarks distributed_marks(const verify::CheckResult& result) {
   return marks;
 }
 
+NodeMarks distributed_marks_at(const verify::CheckResult& result, size_t step) {
+  if (step + 1 >= result.derivation.size()) return distributed_marks(result);
+  NodeMarks marks;
+  marks.dim_unlit = true;
+  for (size_t i = 0; i <= step; ++i) {
+    const verify::DerivedFact& f = result.derivation[i];
+    marks.lit.insert(f.dist);
+    // As NodeMatch: an array value's first fact that names a reference node.
+    if (f.element >= 0 || f.ref.empty() || marks.fill.count(f.dist)) continue;
+    marks.fill[f.dist] = match_colour(f.ref);
+    marks.badge[f.dist] = layout_badge(f.layout);
+  }
+  if (result.divergence) marks.divergent = result.divergence->dist_node;
+  return marks;
+}
+
 }  // namespace scalify::views

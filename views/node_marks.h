@@ -7,6 +7,7 @@
 #include <QString>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "verify/check_result.h"
 
@@ -16,6 +17,9 @@ struct NodeMarks {
   std::unordered_map<std::string, QColor> fill;    ///< by node name; absent: unmatched
   std::unordered_map<std::string, QString> badge;  ///< by node name (distributed pane)
   std::string divergent;                           ///< the node to draw red, or empty
+  /// The saturation timeline's view: when true, nodes not in `lit` are drawn faded.
+  bool dim_unlit = false;
+  std::unordered_set<std::string> lit;
 };
 
 /// The colour of the values equal to reference node `ref_name`: a pastel hue from its name.
@@ -26,5 +30,9 @@ QString layout_badge(const verify::Layout& layout);
 NodeMarks reference_marks(const verify::CheckResult& result);
 /// The marks of the distributed pane: matched nodes in their reference node's colour, badges.
 NodeMarks distributed_marks(const verify::CheckResult& result);
+/// The distributed pane after the first `step` + 1 facts of the derivation (the saturation
+/// timeline): nodes with a fact by then lit, coloured and badged by their first fact naming a
+/// reference node, the others faded. At the last step (or beyond): distributed_marks(result).
+NodeMarks distributed_marks_at(const verify::CheckResult& result, size_t step);
 
 }  // namespace scalify::views

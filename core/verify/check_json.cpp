@@ -63,6 +63,7 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
     json::Array proof;
     for (const std::string& line : g.proof) proof.push_back(line);
     j["proof"] = std::move(proof);
+    j["fact"] = g.fact ? json::Value(*g.fact) : json::Value(nullptr);
     goals.push_back(std::move(j));
   }
   o["goals"] = std::move(goals);
@@ -106,6 +107,24 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
   } else {
     o["divergence"] = nullptr;
   }
+  json::Array derivation;
+  for (const DerivedFact& f : r.derivation) {
+    json::Object j;
+    j["index"] = f.index;
+    j["dist"] = f.dist;
+    j["element"] = f.element < 0 ? json::Value(nullptr) : json::Value(f.element);
+    j["layout"] = f.layout.to_string(r.mesh);
+    j["ref"] = f.ref.empty() ? json::Value(nullptr) : json::Value(f.ref);
+    j["eclass"] = f.eclass;
+    j["rule"] = f.rule;
+    json::Array premises, rewrites;
+    for (size_t p : f.premises) premises.push_back(p);
+    for (const std::string& w : f.rewrites) rewrites.push_back(w);
+    j["premises"] = std::move(premises);
+    j["rewrites"] = std::move(rewrites);
+    derivation.push_back(std::move(j));
+  }
+  o["derivation"] = std::move(derivation);
   json::Array notes;
   for (const auto& s : r.notes) notes.push_back(s);
   o["notes"] = std::move(notes);
@@ -283,6 +302,9 @@ Expected<CheckResult> result_from_json(const json::Value& o, std::string_view fi
     goal.proven = rd.boolean(g, "proven", at);
     if (!goal.proven) goal.why_not = rd.str(g, "why_not", at);
     goal.proof = rd.strings(g, "proof", at);
+    if (const json::Value* f = g.find("fact"); f && !f->is_null()) {
+      goal.fact = rd.count(g, "fact", at);
+    }
     r.goals.push_back(std::move(goal));
   }
   const json::Array& assumptions = rd.array(o, "assumptions", "");
@@ -327,6 +349,39 @@ Expected<CheckResult> result_from_json(const json::Value& o, std::string_view fi
     r.stats.iterations = rd.count(*s, "iterations", "stats");
     r.stats.facts = rd.count(*s, "facts", "stats");
     r.stats.stop_reason = rd.str(*s, "saturation", "stats");
+  }
+  // The facts in the order derived; every premise an earlier fact.
+  if (o.find("derivation")) {
+    const json::Array& facts = rd.array(o, "derivation", "");
+    for (size_t i = 0; i < facts.size() && rd.error.empty(); ++i) {
+      const json::Value& f = facts[i];
+      const std::string at = item("derivation", i);
+      DerivedFact fact;
+      fact.index = r.derivation.size();
+      fact.dist = rd.str(f, "dist", at);
+      if (const json::Value* e = f.find("element"); e && !e->is_null()) {
+        fact.element = rd.integer(f, "element", at);
+      }
+      fact.layout = rd.layout(f, "layout", at);
+      fact.ref = rd.str_or_null(f, "ref", at);
+      fact.eclass = rd.integer(f, "eclass", at);
+      fact.rule = rd.str(f, "rule", at);
+      const json::Array& premises = rd.array(f, "premises", at);
+      for (const json::Value& p : premises) {
+        if (!p.is_integer() || p.as_int() < 0 || static_cast<size_t>(p.as_int()) >= fact.index) {
+          rd.fail(at, "premises", "expected indices of earlier facts");
+          break;
+        }
+        fact.premises.push_back(static_cast<size_t>(p.as_int()));
+      }
+      fact.rewrites = rd.strings(f, "rewrites", at);
+      r.derivation.push_back(std::move(fact));
+    }
+  }
+  for (const Goal& g : r.goals) {
+    if (g.fact && *g.fact >= r.derivation.size()) {
+      rd.fail("goals", "fact", "names a fact the derivation does not have");
+    }
   }
   if (o.find("matches")) {
     const json::Array& matches = rd.array(o, "matches", "");

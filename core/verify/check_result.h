@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "verify/derivation.h"
 #include "verify/layout.h"
 #include "verify/mesh.h"
 
@@ -29,6 +30,7 @@ struct Goal {
   bool proven = false;
   std::optional<Layout> layout;    ///< how the distributed output relates, when proven
   std::vector<std::string> proof;  ///< one step a line, when proven
+  std::optional<size_t> fact;      ///< the fact of CheckResult::derivation that proves it
   std::string why_not;             ///< when not proven
 };
 
@@ -83,6 +85,9 @@ struct CheckResult {
   std::optional<Divergence> divergence;
   /// Every distributed node related to a reference node, in the distributed program's order.
   std::vector<NodeMatch> matches;
+  /// Every layout fact in the order the checker derived it (a layered check: the parts' in
+  /// order); a goal's proof is the facts its `fact` rests on (verify/derivation.h).
+  std::vector<DerivedFact> derivation;
   CheckStats stats;
 };
 

@@ -280,7 +280,8 @@ void Checker::decide_goals() {
         if (!proven || (want && *want && *proven != **want)) continue;
         goal.proven = true;
         goal.layout = *proven;
-        goal.proof = proof_of(f);
+        goal.fact = f;
+        goal.proof = proof_lines(result_.derivation, f, mesh_);
         goal.proof.push_back(rewrites_between(facts_[f].ref, *ref_out[i], goal.ref));
         if (goal.layout->has_partial()) {
           result_.notes.push_back("output " + goal.dist + " is returned as " +
@@ -335,6 +336,7 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   // A refused node that leaves an output without any layout decides the verdict: rewriting
   // cannot give that output a layout, so saturation would only cost time.
   if (!(first_refusal_ && some_output_unlifted())) saturate();
+  record_derivation();
   decide_goals();
   state_random_assumptions();
   record_matches();

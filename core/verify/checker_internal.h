@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,11 @@ class Checker {
   bool some_output_unlifted() const;
   void localise_by_value();
   void record_matches();
+  /// Every fact as CheckResult::derivation, after saturation (e-classes and reference nodes
+  /// as they end up).
+  void record_derivation();
+  /// Per e-class: its first reference node in topological order (of single values).
+  std::unordered_map<ClassId, InstrId> first_reference_nodes() const;
   // The balanced-partials assumption (checker_balanced.cpp).
   void find_divisors();
   void offer_balanced_share(InstrId id, uint32_t fact);
@@ -88,7 +94,6 @@ class Checker {
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
-  std::vector<std::string> proof_of(uint32_t fact) const;
   std::string rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const;
 
   const ir::Module& ref_;

@@ -10,35 +10,6 @@
 
 namespace scalify::verify::detail {
 
-std::vector<std::string> Checker::proof_of(uint32_t fact) const {
-  std::vector<std::string> lines;
-  std::vector<uint32_t> stack{fact};
-  std::unordered_set<uint32_t> seen;
-  std::vector<uint32_t> order;
-  while (!stack.empty()) {
-    const uint32_t f = stack.back();
-    stack.pop_back();
-    if (!seen.insert(f).second) continue;
-    order.push_back(f);
-    for (uint32_t p : facts_[f].premises) stack.push_back(p);
-  }
-  std::sort(order.begin(), order.end());
-  const ir::Computation& d = dist_.entry();
-  for (uint32_t f : order) {
-    const Fact& x = facts_[f];
-    std::string line = "[" + std::to_string(f) + "] " + d[x.instr].name;
-    if (d[x.instr].type.is_tuple()) line += "#" + std::to_string(x.element);
-    line += " ~ " + x.layout.to_string(mesh_) + " of e-class " + std::to_string(g_.find(x.ref)) +
-            "   by " + x.rule;
-    if (!x.premises.empty()) {
-      line += " from";
-      for (uint32_t p : x.premises) line += " [" + std::to_string(p) + "]";
-    }
-    lines.push_back(std::move(line));
-  }
-  return lines;
-}
-
 /// The last line of a goal's proof: how the reference term the distributed output stands for
 /// equals the reference output, as the rewrites of the e-graph's explanation (names and
 /// positions; `hash-consing` when it is the very node).
@@ -221,13 +192,19 @@ void Checker::localise_by_value() {
   }
 }
 
-void Checker::record_matches() {
+std::unordered_map<ClassId, InstrId> Checker::first_reference_nodes() const {
   std::unordered_map<ClassId, InstrId> first_ref;
   const ir::Computation& r = ref_.entry();
   for (InstrId id : r.topological_order().value_or(std::vector<InstrId>{})) {
     const auto& v = ref_values_[static_cast<size_t>(id)];
     if (v.size() == 1 && v[0]) first_ref.emplace(g_.find(*v[0]), id);
   }
+  return first_ref;
+}
+
+void Checker::record_matches() {
+  const std::unordered_map<ClassId, InstrId> first_ref = first_reference_nodes();
+  const ir::Computation& r = ref_.entry();
   const ir::Computation& d = dist_.entry();
   for (InstrId id : d.topological_order().value_or(std::vector<InstrId>{})) {
     const auto& facts = facts_of_[static_cast<size_t>(id)];
@@ -238,6 +215,46 @@ void Checker::record_matches() {
       result_.matches.push_back({d[id].name, r[found->second].name, facts_[f].layout});
       break;
     }
+  }
+}
+
+void Checker::record_derivation() {
+  const std::unordered_map<ClassId, InstrId> first_ref = first_reference_nodes();
+  const ir::Computation& r = ref_.entry();
+  const ir::Computation& d = dist_.entry();
+  result_.derivation.reserve(facts_.size());
+  for (size_t i = 0; i < facts_.size(); ++i) {
+    const Fact& x = facts_[i];
+    DerivedFact out;
+    out.index = i;
+    out.dist = d[x.instr].name;
+    out.element = d[x.instr].type.is_tuple() ? static_cast<int64_t>(x.element) : -1;
+    out.layout = x.layout;
+    out.eclass = static_cast<int64_t>(g_.find(x.ref));
+    out.rule = x.rule;
+    out.premises.assign(x.premises.begin(), x.premises.end());
+    const auto found = first_ref.find(g_.find(x.ref));
+    if (found != first_ref.end()) {
+      out.ref = r[found->second].name;
+      // With explanations: the rewrites that make the term built for the fact the node's.
+      const ClassId node = *ref_values_[static_cast<size_t>(found->second)][0];
+      if (g_.explanations() && node != x.ref) {
+        if (auto why = egraph::explain(g_, x.ref, node)) {
+          // Each rule once, in the order the explanation first uses it.
+          for (const egraph::ProofStep& step : why->steps) {
+            std::string name = rules::step_name(step, origins_);
+            if (std::find(out.rewrites.begin(), out.rewrites.end(), name) != out.rewrites.end())
+              continue;
+            if (out.rewrites.size() == 16) {
+              out.rewrites.push_back("…");
+              break;
+            }
+            out.rewrites.push_back(std::move(name));
+          }
+        }
+      }
+    }
+    result_.derivation.push_back(std::move(out));
   }
 }
 

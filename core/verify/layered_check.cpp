@@ -294,6 +294,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       g.proven = false;
       g.layout.reset();
       g.proof.clear();
+      g.fact.reset();
       g.why_not = "not reached: part " + std::to_string(*failed) + " (" +
                   key_name(rparts[*failed].key) + ") diverges first";
       out.goals.push_back(std::move(g));
@@ -343,7 +344,13 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     }
   }
   std::unordered_set<std::string> matched;
+  // The derivation: the parts' in order, in the whole program's terms (verify/derivation.h).
+  DerivationJoiner join([&](const std::string& name) { return dwhole.find(name).has_value(); });
+  std::vector<size_t> last_at;  // the last part's facts in the whole derivation
+  size_t last_start = 0;        // where the last part's facts begin
   for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
+    last_start = join.derivation().size();
+    last_at = join.append(jobs[k].result.derivation);
     for (const Assumption& a : jobs[k].result.assumptions) {
       const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
                                      [&](const Assumption& b) { return b.dist == a.dist; });
@@ -357,6 +364,18 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     out.stats.eclasses += jobs[k].checked ? jobs[k].result.stats.eclasses : 0;
     out.stats.facts += jobs[k].checked ? jobs[k].result.stats.facts : 0;
     out.stats.iterations = std::max(out.stats.iterations, jobs[k].result.stats.iterations);
+  }
+  out.derivation = std::move(join).take();
+  // The goals' proofs, renumbered: the last part's facts, and those of earlier parts they use.
+  for (Goal& g : out.goals) {
+    if (!g.fact || *g.fact >= last_at.size()) {
+      g.fact.reset();
+      continue;
+    }
+    g.fact = last_at[*g.fact];
+    const std::string meets = g.proof.empty() ? std::string() : g.proof.back();
+    g.proof = proof_lines(out.derivation, *g.fact, mesh, last_start);
+    if (!meets.empty()) g.proof.push_back(meets);
   }
   out.stats.parts = n;
   out.stats.memo_hits = memo_hits;

@@ -112,6 +112,10 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
     dist(m.dist);
     ref(m.ref);
   }
+  for (DerivedFact& f : r.derivation) {
+    dist(f.dist);
+    ref(f.ref);
+  }
   if (r.divergence) {
     dist(r.divergence->dist_node);
     ref(r.divergence->ref_node);

@@ -1,0 +1,117 @@
+#include "verify/derivation.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+namespace scalify::verify {
+
+std::string value_name(const DerivedFact& fact) {
+  return fact.element < 0 ? fact.dist : fact.dist + "#" + std::to_string(fact.element);
+}
+
+namespace {
+
+std::string premises_text(const DerivedFact& fact) {
+  if (fact.premises.empty()) return {};
+  std::string out = " from";
+  for (size_t p : fact.premises) out += " [" + std::to_string(p) + "]";
+  return out;
+}
+
+}  // namespace
+
+std::string fact_line(const DerivedFact& fact, const Mesh& mesh) {
+  return "[" + std::to_string(fact.index) + "] " + value_name(fact) + " ~ " +
+         fact.layout.to_string(mesh) + " of e-class " + std::to_string(fact.eclass) + "   by " +
+         fact.rule + premises_text(fact);
+}
+
+std::string fact_summary(const DerivedFact& fact, const Mesh& mesh) {
+  const std::string of = fact.ref.empty() ? "e-class " + std::to_string(fact.eclass) : fact.ref;
+  std::string out = value_name(fact) + " ~ " + fact.layout.to_string(mesh) + " of " + of + " by " +
+                    fact.rule + premises_text(fact);
+  if (!fact.rewrites.empty()) {
+    out += " (rewrites:";
+    for (size_t i = 0; i < fact.rewrites.size(); ++i) out += (i ? ", " : " ") + fact.rewrites[i];
+    out += ")";
+  }
+  return out;
+}
+
+std::vector<size_t> proof_closure(const std::vector<DerivedFact>& derivation, size_t index,
+                                  size_t expand_from) {
+  std::vector<size_t> order;
+  if (index >= derivation.size()) return order;
+  std::vector<size_t> stack{index};
+  std::unordered_set<size_t> seen;
+  while (!stack.empty()) {
+    const size_t f = stack.back();
+    stack.pop_back();
+    if (f >= derivation.size() || !seen.insert(f).second) continue;
+    order.push_back(f);
+    if (f < expand_from) continue;
+    for (size_t p : derivation[f].premises) stack.push_back(p);
+  }
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+std::vector<std::string> proof_lines(const std::vector<DerivedFact>& derivation, size_t index,
+                                     const Mesh& mesh, size_t expand_from) {
+  std::vector<std::string> lines;
+  for (size_t f : proof_closure(derivation, index, expand_from)) {
+    lines.push_back(fact_line(derivation[f], mesh));
+  }
+  return lines;
+}
+
+size_t fact_of_node(const std::vector<DerivedFact>& derivation, const std::string& dist) {
+  size_t first = std::string::npos;
+  for (const DerivedFact& f : derivation) {
+    if (f.dist != dist) continue;
+    if (f.element < 0 && !f.ref.empty()) return f.index;
+    if (first == std::string::npos) first = f.index;
+  }
+  return first;
+}
+
+std::vector<size_t> DerivationJoiner::append(const std::vector<DerivedFact>& part) {
+  std::vector<size_t> at(part.size(), 0);
+  for (size_t i = 0; i < part.size(); ++i) {
+    const DerivedFact& f = part[i];
+    if (!in_program_(f.dist) && !f.premises.empty() && f.premises[0] < i) {
+      at[i] = at[f.premises[0]];  // the part's own output tuple: the value it hands on
+      continue;
+    }
+    if (f.rule == "bijection" || f.rule == "assumption") {
+      // A value an earlier part proved (or a parameter an earlier part bound) alike.
+      const auto known = by_value_.find(value_name(f));
+      std::optional<size_t> same;
+      if (known != by_value_.end()) {
+        for (size_t k : known->second) {
+          if (whole_[k].layout == f.layout) {
+            same = k;
+            break;
+          }
+        }
+      }
+      if (same) {
+        at[i] = *same;
+        continue;
+      }
+    }
+    DerivedFact g = f;
+    g.index = whole_.size();
+    g.premises.clear();
+    for (size_t p : f.premises) {
+      if (p < i) g.premises.push_back(at[p]);
+    }
+    at[i] = g.index;
+    by_value_[value_name(g)].push_back(g.index);
+    whole_.push_back(std::move(g));
+  }
+  return at;
+}
+
+}  // namespace scalify::verify

@@ -1,0 +1,89 @@
+// The derivation of a check: the layout facts in the order the checker derived them, each with
+// the rule that gave it and the earlier facts it came from. A proven goal's proof is the facts
+// its output's fact rests on, rendered one a line (proof_lines); the window shows the same
+// facts as a tree (views/proof_panel) and step by step (views/saturation_timeline).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "verify/layout.h"
+#include "verify/mesh.h"
+
+namespace scalify::verify {
+
+/// One layout fact: distributed value `dist` (element `element` of a tuple) relates by `layout`
+/// to a reference value, by `rule`, from the earlier facts `premises`.
+struct DerivedFact {
+  size_t index = 0;      ///< its position in the derivation
+  std::string dist;      ///< the distributed instruction, without '%'
+  int64_t element = -1;  ///< the tuple element, or -1 for an array value
+  Layout layout;
+  /// The first reference node (in topological order) of the value's e-class, as NodeMatch
+  /// names it; "" when no reference node holds the value (then `eclass` identifies it).
+  std::string ref;
+  int64_t eclass = -1;           ///< the value's e-class after saturation (per check, or part)
+  std::string rule;              ///< bijection, assumption, factor:dot, all-gather, tuple, …
+  std::vector<size_t> premises;  ///< indices of earlier facts
+  /// The rewrite rules by which the term built for this fact equals `ref`'s, each once (with
+  /// --explain; empty when the term is `ref`'s own node, or explanations are off).
+  std::vector<std::string> rewrites;
+};
+
+/// `dist#element` for a tuple element, else `dist`.
+std::string value_name(const DerivedFact& fact);
+
+/// A fact as one proof line:
+///
+///   [11] dot.2 ~ rep of e-class 3   by factor:dot from [6] [10]
+std::string fact_line(const DerivedFact& fact, const Mesh& mesh);
+
+/// The same, shorter, naming the reference node when there is one (the timeline's label):
+///
+///   dot.2 ~ rep of dot.3 by factor:dot from [6] [10]
+std::string fact_summary(const DerivedFact& fact, const Mesh& mesh);
+
+/// The facts fact `index` rests on (itself included), in derivation order. Facts before
+/// `expand_from` are listed but their own premises are not followed.
+std::vector<size_t> proof_closure(const std::vector<DerivedFact>& derivation, size_t index,
+                                  size_t expand_from = 0);
+
+/// fact_line of every fact of proof_closure(derivation, index, expand_from).
+std::vector<std::string> proof_lines(const std::vector<DerivedFact>& derivation, size_t index,
+                                     const Mesh& mesh, size_t expand_from = 0);
+
+/// The fact that shows node `dist` related to a reference node, as NodeMatch picks it: the
+/// first fact of the (array-valued) node naming one; else the node's first fact (of a tuple
+/// element, perhaps). npos when the node has none.
+size_t fact_of_node(const std::vector<DerivedFact>& derivation, const std::string& dist);
+
+/// Joins the parts' derivations of a layered check into the whole program's, renumbered. A
+/// fact on a node `in_program` does not know (a part's own output tuple) stands for its first
+/// premise and is dropped; so is an input fact of a part (`bijection`) that an earlier fact of
+/// the same value and layout already states: the later part's facts then rest on it.
+///
+///   DerivationJoiner join([&](const std::string& n) { return whole.find(n).has_value(); });
+///   for (const CheckResult& part : parts) join.append(part.derivation);
+///   result.derivation = std::move(join).take();
+class DerivationJoiner {
+ public:
+  explicit DerivationJoiner(std::function<bool(const std::string&)> in_program)
+      : in_program_(std::move(in_program)) {}
+
+  /// Appends one part's derivation; returns, per part fact, its index in the whole.
+  std::vector<size_t> append(const std::vector<DerivedFact>& part);
+  const std::vector<DerivedFact>& derivation() const { return whole_; }
+  std::vector<DerivedFact> take() && { return std::move(whole_); }
+
+ private:
+  std::function<bool(const std::string&)> in_program_;
+  std::vector<DerivedFact> whole_;
+  std::unordered_map<std::string, std::vector<size_t>> by_value_;  ///< value_name -> facts
+};
+
+}  // namespace scalify::verify
