@@ -81,8 +81,9 @@ std::string key_of(const Job& j, const Mesh& mesh, const CheckOptions& options) 
 
 /// `result`, found on part `from`, renamed to part `to`'s instructions.
 CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
-                  const std::vector<std::string>& from_ref, const Job& to) {
+                  const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
   Renames renames;
+  renames.proofs = proofs;
   for (size_t i = 0; i < from_dist.size() && i < to.dist_names.size(); ++i) {
     if (from_dist[i] != to.dist_names[i]) renames.dist.emplace(from_dist[i], to.dist_names[i]);
   }
@@ -151,7 +152,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       [&](size_t i) {
         Job& j = jobs[distinct[i]];
         if (auto hit = memo.find(j.key, mesh)) {
-          j.result = moved(hit->result, hit->dist_names, hit->ref_names, j);
+          // Only the last part's goals are the program's: the others' proof text is not kept.
+          j.result = moved(hit->result, hit->dist_names, hit->ref_names, j, distinct[i] == n - 1);
           ++stored_hits;
         } else {
           j.result = search_bindings(j.ref.module, j.dist.module, mesh, j.candidates, j.outputs,
@@ -173,7 +175,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   for (size_t k = 0; k < n; ++k) {
     const Job& first = jobs[first_with_key.at(jobs[k].key)];
     if (&first == &jobs[k]) continue;
-    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k]);
+    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
     ++memo_hits;
     if (request.progress) {
       ++request.progress->done;

@@ -2,6 +2,7 @@
 
 #include "support/json.h"
 #include "verify/check_json.h"
+#include "verify/derivation.h"
 
 namespace scalify::verify {
 
@@ -95,12 +96,6 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
     ref(b.ref);
     text(b.why);
   }
-  for (Goal& g : r.goals) {
-    ref(g.ref);
-    dist(g.dist);
-    text(g.why_not);
-    for (std::string& p : g.proof) text(p);
-  }
   for (Assumption& a : r.assumptions) {
     text(a.dist);  // a reference value for some assumptions ("is not 0")
     text(a.why);
@@ -115,6 +110,24 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
   for (DerivedFact& f : r.derivation) {
     dist(f.dist);
     ref(f.ref);
+  }
+  for (Goal& g : r.goals) {
+    ref(g.ref);
+    dist(g.dist);
+    text(g.why_not);
+    if (!renames.proofs) {
+      g.proof.clear();
+    } else if (g.fact && *g.fact < r.derivation.size() && !g.proof.empty()) {
+      // A proof is its fact's closure rendered as the checker renders it, then one line of
+      // text (how the reference side meets the output): rendering the renamed facts is exact
+      // and far cheaper than scanning every line for names.
+      std::string meets = g.proof.back();
+      text(meets);
+      g.proof = proof_lines(r.derivation, *g.fact, r.mesh);
+      g.proof.push_back(std::move(meets));
+    } else {
+      for (std::string& p : g.proof) text(p);
+    }
   }
   if (r.divergence) {
     dist(r.divergence->dist_node);

@@ -40,6 +40,9 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
 /// Instruction names to replace: the distributed and the reference program's.
 struct Renames {
   std::unordered_map<std::string, std::string> dist, ref;
+  /// false: the goals' proof text is dropped rather than renamed (a caller that only needs the
+  /// goals' layouts and the derivation: a layered check's parts before the last).
+  bool proofs = true;
   bool empty() const { return dist.empty() && ref.empty(); }
 };
 
