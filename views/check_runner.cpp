@@ -17,6 +17,7 @@ struct CheckRunner::Run {
   uint64_t generation = 0;
   verify::CheckProgress progress;
   std::atomic<bool> cancel{false};
+  size_t staged_seen = 0;  ///< matches already sent as staged results (GUI thread only)
 };
 
 namespace {
@@ -59,6 +60,7 @@ void CheckRunner::start(std::shared_ptr<const ir::Module> ref,
     emit progress(run->progress.done.load(), run->progress.total.load(),
                   run->progress.memo_hits.load());  // the bar ends at done/total
     const Outcome outcome = watcher->result();
+    if (!run->cancel && outcome.result) emit_staged(*run);
     if (run->cancel) {
       emit cancelled();
     } else if (outcome.result) {
@@ -97,6 +99,13 @@ void CheckRunner::poll() {
   if (!current_) return;
   const verify::CheckProgress& p = current_->progress;
   emit progress(p.done.load(), p.total.load(), p.memo_hits.load());
+  emit_staged(*current_);
+}
+
+void CheckRunner::emit_staged(Run& run) {
+  if (auto partial = run.progress.staged_since(run.staged_seen)) {
+    emit staged(std::make_shared<const verify::CheckResult>(std::move(*partial)));
+  }
 }
 
 }  // namespace scalify::views

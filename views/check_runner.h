@@ -41,6 +41,10 @@ class CheckRunner : public QObject {
 
  signals:
   void progress(qulonglong done, qulonglong total, qulonglong memo_hits);
+  /// The results in stages: the nodes matched so far (mesh and matches only), as parts finish;
+  /// provisional, replaced by finished()'s result. At least once before finished() when a
+  /// layered check published anything.
+  void staged(std::shared_ptr<const scalify::verify::CheckResult> partial);
   void finished(std::shared_ptr<const scalify::verify::CheckResult> result);
   void failed(const QString& message);
   void cancelled();
@@ -48,6 +52,8 @@ class CheckRunner : public QObject {
  private:
   struct Run;
   void poll();
+  /// Emits staged() when the run has published matches since it last did.
+  void emit_staged(Run& run);
 
   std::shared_ptr<Run> current_;
   std::shared_ptr<verify::PartMemo> memo_;  ///< kept across runs: Reload re-checks fast

@@ -107,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent)
             select_partner(view, node);
           });
   connect(runner_, &CheckRunner::progress, this, &MainWindow::on_progress);
+  connect(runner_, &CheckRunner::staged, this, &MainWindow::on_staged);
   connect(runner_, &CheckRunner::finished, this, &MainWindow::on_result);
   connect(runner_, &CheckRunner::failed, this, [this](const QString& message) {
     on_check_ended(tr("error"), message);
@@ -537,6 +538,13 @@ void MainWindow::on_progress(qulonglong done, qulonglong total, qulonglong memo_
   progress_->setRange(0, static_cast<int>(total));
   progress_->setValue(static_cast<int>(done));
   progress_->setFormat(tr("parts %v/%m, %1 from the memo").arg(memo_hits));
+}
+
+void MainWindow::on_staged(std::shared_ptr<const verify::CheckResult> partial) {
+  ref_view_->set_marks(reference_marks(*partial));
+  dist_view_->set_marks(distributed_marks(*partial));
+  statusBar()->showMessage(tr("checking: %1 nodes matched so far").arg(partial->matches.size()));
+  ++staged_results_;
 }
 
 void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {

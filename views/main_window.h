@@ -73,6 +73,8 @@ class MainWindow : public QMainWindow {
   BijectionModel* bijection_model() const { return bijection_; }
   DivergencePanel* divergence_panel() const { return panel_; }
   CheckRunner* check_runner() const { return runner_; }
+  /// How many staged (partial) results the window has shown, for tests.
+  size_t staged_results() const { return staged_results_; }
   NotesPanel* notes_panel() const { return notes_panel_; }
   ProofPanel* proof_panel() const { return proof_; }
   SaturationTimeline* saturation_timeline() const { return timeline_; }
@@ -110,6 +112,8 @@ class MainWindow : public QMainWindow {
   void show_bijection_menu(const QPoint& pos);
   void on_result(std::shared_ptr<const verify::CheckResult> result);
   void on_progress(qulonglong done, qulonglong total, qulonglong memo_hits);
+  /// The results in stages: colours and badges of the nodes matched so far.
+  void on_staged(std::shared_ptr<const verify::CheckResult> partial);
   void on_check_ended(const QString& verdict, const QString& detail);
   void show_error(const QString& title, const QString& message);
   void select_partner(GraphView* from, const QString& name);
@@ -155,6 +159,7 @@ class MainWindow : public QMainWindow {
   bool loading_ = false;
   uint64_t load_generation_ = 0;
   std::shared_ptr<const verify::CheckResult> result_;
+  size_t staged_results_ = 0;
   std::unordered_map<std::string, std::string> dist_to_ref_, ref_to_dist_;
   std::vector<std::string> found_;
   int found_index_ = -1;

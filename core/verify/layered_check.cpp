@@ -111,6 +111,22 @@ struct Bound {
 
 }  // namespace
 
+void CheckProgress::publish(const Mesh& mesh, const std::vector<NodeMatch>& matches) {
+  std::lock_guard lock(mutex_);
+  mesh_ = mesh;
+  published_.insert(published_.end(), matches.begin(), matches.end());
+}
+
+std::optional<CheckResult> CheckProgress::staged_since(size_t& seen) const {
+  std::lock_guard lock(mutex_);
+  if (published_.size() <= seen) return std::nullopt;
+  seen = published_.size();
+  CheckResult staged;
+  staged.mesh = mesh_;
+  staged.matches = published_;
+  return staged;
+}
+
 std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Module& dist,
                                            const Mesh& mesh, const LayeredRequest& request) {
   const std::vector<Part> rparts = partition_layers(ref), dparts = partition_layers(dist);
@@ -145,6 +161,15 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   for (size_t k = 0; k < n; ++k) {
     if (first_with_key.emplace(jobs[k].key, k).second) distinct.push_back(k);
   }
+  // The results in stages: a part's matches of the program's own nodes (not of the tuple a
+  // part returns).
+  auto publish = [&](const CheckResult& r) {
+    std::vector<NodeMatch> own;
+    for (const NodeMatch& m : r.matches) {
+      if (dist.entry().find(m.dist)) own.push_back(m);
+    }
+    request.progress->publish(mesh, own);
+  };
   size_t memo_hits = 0;
   std::atomic<size_t> stored_hits{0};
   parallel_for(
@@ -165,6 +190,9 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
           }
         }
         if (request.progress) {
+          if (j.result.verdict == Verdict::kEquivalent) {
+            publish(j.result);
+          }
           ++request.progress->done;
           if (!j.checked) ++request.progress->memo_hits;
         }
@@ -178,6 +206,9 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
     ++memo_hits;
     if (request.progress) {
+      if (jobs[k].result.verdict == Verdict::kEquivalent) {
+        publish(jobs[k].result);
+      }
       ++request.progress->done;
       ++request.progress->memo_hits;
     }

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "ir/module.h"
 #include "verify/check_result.h"
@@ -19,6 +21,22 @@ namespace scalify::verify {
 /// Progress of a check, for a progress bar: parts checked out of all, memo hits among them.
 struct CheckProgress {
   std::atomic<size_t> done{0}, total{0}, memo_hits{0};
+
+  /// The results in stages: each part that holds publishes its matches as it finishes, in the
+  /// whole program's names. They are provisional (a part may be checked again under the
+  /// bindings of the parts before it); the final result has the last word.
+  ///
+  ///   size_t seen = 0;
+  ///   if (auto staged = progress.staged_since(seen)) show(*staged);  // seen is updated
+  void publish(const Mesh& mesh, const std::vector<NodeMatch>& matches);
+  /// Everything published so far (its mesh and matches) when there is news since the count
+  /// `seen`, which it advances; nullopt when there is none.
+  std::optional<CheckResult> staged_since(size_t& seen) const;
+
+ private:
+  mutable std::mutex mutex_;
+  Mesh mesh_;
+  std::vector<NodeMatch> published_;
 };
 
 struct LayeredRequest {

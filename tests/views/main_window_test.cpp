@@ -157,4 +157,31 @@ TEST_CASE("MainWindow: Cancel stops a running check of a big pair") {
   if (cancelled.count() > 0) CHECK(w.divergence_panel()->verdict_text() == "cancelled");
 }
 
+TEST_CASE("MainWindow: a layered check's results arrive in stages before the final one") {
+  QTemporaryDir dir;
+  modelgen::GenOptions options;
+  options.model = *modelgen::llama_preset("tiny");
+  options.model.layers = 4;
+  options.tp = 2;
+  QString error;
+  const PairPaths paths = write_llama_pair(options, dir.path(), &error);
+  REQUIRE(error.isEmpty());
+
+  MainWindow w;
+  w.set_interactive(false);
+  QSignalSpy staged(w.check_runner(), &CheckRunner::staged);
+  QSignalSpy finished(w.check_runner(), &CheckRunner::finished);
+  w.open_pair(paths);
+  REQUIRE(wait_until([&] { return finished.count() > 0; }, 60'000));
+  REQUIRE(staged.count() >= 1);
+  const auto partial =
+      staged.first().at(0).value<std::shared_ptr<const scalify::verify::CheckResult>>();
+  REQUIRE(partial);
+  CHECK_FALSE(partial->matches.empty());
+  CHECK(w.staged_results() >= 1);
+  // The final result has the last word.
+  REQUIRE(w.result());
+  CHECK(w.result()->verdict == verify::Verdict::kEquivalent);
+}
+
 }  // namespace scalify::views

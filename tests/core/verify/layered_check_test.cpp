@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <set>
 
 #include "support/layered_example.h"
 #include "test_support.h"
@@ -123,4 +124,29 @@ TEST_CASE("matches: every distributed node related to a reference node, once",
     CHECK(matched["x1_sum"] == "x1_down rep");  // the all-reduce holds the reference's sum
     CHECK(matched["x2_out"] == "x2_out rep");
   }
+}
+
+TEST_CASE("layered check: parts publish their matches as they finish (results in stages)",
+          "[verify][layered]") {
+  const ir::Module ref = test::parse_module(test::layered_hlo({4}, 1));
+  const ir::Module dist = test::parse_module(test::layered_hlo({4}, 2));
+  verify::CheckProgress progress;
+  verify::CheckRequest request;
+  request.progress = &progress;
+  auto r = verify::check(ref, dist, request);
+  REQUIRE(r);
+  REQUIRE(r->verdict == Verdict::kEquivalent);
+  size_t seen = 0;
+  const auto staged = progress.staged_since(seen);
+  REQUIRE(staged);
+  CHECK(seen == staged->matches.size());
+  CHECK_FALSE(progress.staged_since(seen));  // nothing new since
+  // In the whole program's names, and all of them proven in the end.
+  std::set<std::string> final_matches;
+  for (const verify::NodeMatch& m : r->matches) final_matches.insert(m.dist);
+  for (const verify::NodeMatch& m : staged->matches) {
+    INFO(m.dist);
+    CHECK(dist.entry().find(m.dist).has_value());
+  }
+  CHECK(staged->matches.size() >= final_matches.size());
 }
