@@ -23,6 +23,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTextStream>
 #include <QToolBar>
 #include <QtConcurrent/QtConcurrentRun>
@@ -30,6 +31,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "modelgen/gallery.h"
 #include "report/report.h"
 #include "verify/spec.h"
 #include "verify/spec_json.h"
@@ -176,6 +178,52 @@ void MainWindow::build_menus() {
     find_edit_->setFocus();
     find_edit_->selectAll();
   });
+
+  // The teaching gallery: each example with its bug, or correct.
+  QMenu* examples = menuBar()->addMenu(tr("&Help"))->addMenu(tr("&Examples"));
+  for (const modelgen::GalleryExample& e : modelgen::gallery()) {
+    QMenu* one =
+        examples->addMenu(QString::fromUtf8(e.title.data(), static_cast<int>(e.title.size())));
+    const std::string name(e.name);
+    one->addAction(tr("With the bug"), this, [this, name] { open_gallery_example(name, true); });
+    one->addAction(tr("Correct"), this, [this, name] { open_gallery_example(name, false); });
+  }
+}
+
+bool MainWindow::open_gallery_example(const std::string& name, bool with_bug) {
+  const auto example = modelgen::find_example(name);
+  if (!example) {
+    show_error(tr("No such example"), QString::fromStdString(example.error().message));
+    return false;
+  }
+  example_dir_ = std::make_unique<QTemporaryDir>();
+  QString error;
+  const PairPaths paths = example_dir_->isValid() ? write_llama_pair((*example)->options(with_bug),
+                                                                     example_dir_->path(), &error)
+                                                  : PairPaths{};
+  if (paths.ref.isEmpty()) {
+    show_error(tr("No example"), error.isEmpty() ? tr("cannot create a temporary folder") : error);
+    return false;
+  }
+  if (!example_dock_) {
+    example_text_ = new QTextBrowser(this);
+    example_dock_ = new QDockWidget(tr("Example"), this);
+    example_dock_->setObjectName(QStringLiteral("example"));
+    example_dock_->setWidget(example_text_);
+    addDockWidget(Qt::RightDockWidgetArea, example_dock_);
+  }
+  example_text_->setMarkdown(
+      QString::fromStdString(modelgen::example_readme(**example)) +
+      (with_bug ? tr("\n*Open now: the variant with the bug (Help › Examples › Correct for the "
+                     "other).*\n")
+                : tr("\n*Open now: the correct variant.*\n")));
+  example_dock_->show();
+  open_pair(paths);
+  return true;
+}
+
+QString MainWindow::example_text() const {
+  return example_text_ ? example_text_->toPlainText() : QString();
 }
 
 void MainWindow::build_docks() {

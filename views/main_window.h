@@ -27,6 +27,9 @@ class QTableView;
 class QTemporaryDir;
 class QToolBar;
 
+class QDockWidget;
+class QTextBrowser;
+
 namespace scalify::views {
 
 class BijectionModel;
@@ -48,6 +51,12 @@ class MainWindow : public QMainWindow {
   void open_pair(const PairPaths& paths);
   /// Generates the bundled example (a tiny pair with a planted bug) and opens it.
   void open_example();
+  /// Opens a teaching example of the gallery (`scalify gen example NAME`, Help › Examples), its
+  /// variant with the bug or the correct one, and shows its explanation in the Example dock;
+  /// false (and a message) for an unknown name or a pair that cannot be written.
+  bool open_gallery_example(const std::string& name, bool with_bug);
+  /// The Example dock's text ("" before an example is opened), for tests.
+  QString example_text() const;
   /// Opens a saved session in the background: the programs from the text it holds, the
   /// overrides, notes and open layers, and its result shown as it was, without checking again
   /// (the check runs only when the session holds no result).
@@ -155,6 +164,8 @@ class MainWindow : public QMainWindow {
   QString session_path_;  ///< the session last opened or saved
   NodeNotes notes_;
   std::unique_ptr<QTemporaryDir> example_dir_;
+  QDockWidget* example_dock_ = nullptr;  ///< made on the first gallery example
+  QTextBrowser* example_text_ = nullptr;
   bool interactive_ = true;
   bool loading_ = false;
   uint64_t load_generation_ = 0;

@@ -83,9 +83,7 @@ Expected<const GalleryExample*> find_example(std::string_view name) {
   return Diagnostic{"", {}, "unknown example '" + std::string(name) + "'; examples: " + names, ""};
 }
 
-namespace {
-
-std::string readme(const GalleryExample& e) {
+std::string example_readme(const GalleryExample& e) {
   const std::string name(e.name);
   std::string s = "# " + std::string(e.title) + "\n\n";
   s += "`scalify gen example " + name +
@@ -105,14 +103,12 @@ std::string readme(const GalleryExample& e) {
   return s;
 }
 
-}  // namespace
-
 Expected<GalleryPair> generate_example(const GalleryExample& example) {
   auto correct = generate_llama(example.options(false));
   if (!correct) return correct.error();
   auto buggy = generate_llama(example.options(true));
   if (!buggy) return buggy.error();
-  return GalleryPair{std::move(*correct), std::move(*buggy), readme(example)};
+  return GalleryPair{std::move(*correct), std::move(*buggy), example_readme(example)};
 }
 
 }  // namespace scalify::modelgen

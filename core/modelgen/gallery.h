@@ -37,6 +37,9 @@ const std::vector<GalleryExample>& gallery();
 /// The example called `name`; an error listing the names for an unknown one.
 Expected<const GalleryExample*> find_example(std::string_view name);
 
+/// The example's README (Markdown): the lesson, the bug, the commands and what they print.
+std::string example_readme(const GalleryExample& example);
+
 /// Both variants of an example and its README.
 struct GalleryPair {
   GeneratedPair correct, buggy;

@@ -184,4 +184,22 @@ TEST_CASE("MainWindow: a layered check's results arrive in stages before the fin
   CHECK(w.result()->verdict == verify::Verdict::kEquivalent);
 }
 
+TEST_CASE("MainWindow: Help › Examples opens a gallery example with its explanation") {
+  MainWindow w;
+  w.set_interactive(false);
+  QSignalSpy finished(w.check_runner(), &CheckRunner::finished);
+  REQUIRE(w.open_gallery_example("vocab-parallel-embedding", true));
+  REQUIRE(wait_until([&] { return finished.count() > 0 && w.result(); }, 60'000));
+  CHECK(w.example_text().contains("Vocab-parallel embedding"));
+  CHECK(w.example_text().contains("the variant with the bug"));
+  REQUIRE(w.result()->verdict == verify::Verdict::kDivergent);
+  CHECK(w.result()->divergence->op_name.starts_with("model.embed_tokens/"));
+
+  REQUIRE(w.open_gallery_example("vocab-parallel-embedding", false));
+  REQUIRE(wait_until([&] { return finished.count() > 1 && w.result(); }, 60'000));
+  CHECK(w.result()->verdict == verify::Verdict::kEquivalent);
+  CHECK(w.example_text().contains("the correct variant"));
+  CHECK_FALSE(w.open_gallery_example("no-such-example", true));
+}
+
 }  // namespace scalify::views
