@@ -38,9 +38,7 @@ bool checked_since(const MainWindow& w, uint64_t generation) {
 TEST_CASE(
     "MainWindow: a binding edited to a wrong layout re-runs the check, clearing restores it") {
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.tp = 2;  // a correct pair
+  const modelgen::GenOptions options = test::tiny_llama();
   QString error;
   const PairPaths paths = write_llama_pair(options, dir.path(), &error);
   REQUIRE(error.isEmpty());

@@ -11,6 +11,7 @@
 #include "verify/check.h"
 #include "verify/spec.h"
 #include "views/pair_files.h"
+#include "views_test_support.h"
 
 namespace scalify::views {
 
@@ -69,9 +70,7 @@ TEST_CASE("BijectionModel passes QAbstractItemModelTester through set and clear"
 
 TEST_CASE("BijectionModel: an edit becomes an override, a bad one is refused with the reason") {
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.tp = 2;
+  const modelgen::GenOptions options = test::tiny_llama();
   QString error;
   const LoadedPair pair = load_pair(write_llama_pair(options, dir.path(), &error));
   REQUIRE(pair.error.isEmpty());

@@ -159,10 +159,7 @@ TEST_CASE("MainWindow: Cancel stops a running check of a big pair") {
 
 TEST_CASE("MainWindow: a layered check's results arrive in stages before the final one") {
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.model.layers = 4;
-  options.tp = 2;
+  const modelgen::GenOptions options = test::tiny_llama(4);
   QString error;
   const PairPaths paths = write_llama_pair(options, dir.path(), &error);
   REQUIRE(error.isEmpty());

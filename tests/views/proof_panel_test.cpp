@@ -14,6 +14,7 @@
 #include "verify/check.h"
 #include "views/pair_files.h"
 #include "views/proof_model.h"
+#include "views_test_support.h"
 
 namespace scalify::views {
 
@@ -37,9 +38,7 @@ struct Checked {
 
 Checked tiny_checked() {
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.tp = 2;
+  const modelgen::GenOptions options = test::tiny_llama();
   QString error;
   Checked c;
   c.pair = load_pair(write_llama_pair(options, dir.path(), &error));

@@ -112,10 +112,7 @@ TEST_CASE("SaturationTimeline: step 0 lights the first fact's node, the last ste
 
 TEST_CASE("MainWindow: the timeline fades the distributed pane; a proof row selects its node") {
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.model.layers = 1;
-  options.tp = 2;
+  const modelgen::GenOptions options = test::tiny_llama(1);
   QString error;
   const PairPaths paths = write_llama_pair(options, dir.path(), &error);
   REQUIRE(error.isEmpty());

@@ -63,11 +63,7 @@ TEST_CASE("Sessions: a saved session opens as it was, without checking again") {
   // The tiny Llama of the bundled example with four layers, so that the panes start as layer
   // overviews and a layer can be left open.
   QTemporaryDir dir;
-  modelgen::GenOptions options;
-  options.model = *modelgen::llama_preset("tiny");
-  options.model.layers = 4;
-  options.tp = 2;
-  options.bug = *modelgen::parse_bug("missing-allreduce@1");
+  const modelgen::GenOptions options = test::tiny_llama(4, "missing-allreduce@1");
   QString error;
   const PairPaths paths = write_llama_pair(options, dir.path(), &error);
   REQUIRE(error.isEmpty());
