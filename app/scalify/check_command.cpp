@@ -10,10 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "hlo/printer.h"
 #include "hlo/reader.h"
+#include "proofcheck/proof_file.h"
 #include "report/report.h"
 #include "report/source_snippet.h"
 #include "store/memo_store.h"
+#include "support/atomic_file.h"
 #include "verify/check.h"
 #include "verify/check_json.h"
 #include "verify/mesh_inference.h"
@@ -108,7 +111,7 @@ bool parse_number(std::string_view s, double& v) {
 
 int run_check(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   bool as_json = false;
-  std::optional<std::string> report_path;
+  std::optional<std::string> report_path, proof_path;
   std::vector<std::string> files;
   verify::CheckRequest request;
   request.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -130,6 +133,8 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
           << "  --json              print one JSON object (see DESIGN.md)\n"
           << "  --report FILE       also write a report: FILE.html (one self-contained page)\n"
           << "                      or FILE.md (a comment for a code review)\n"
+          << "  --proof FILE.json   also write the proof with both programs, for\n"
+          << "                      `scalify proof verify FILE.json`\n"
           << "  --spec SPEC.json    mesh, parameter and output layouts that override inference\n"
           << "  --mesh tp=8         the mesh (else the spec's, else inferred)\n"
           << "  --strict            unmatched parameters or outputs fail the check\n"
@@ -150,6 +155,10 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
         return usage_error(err, "--report needs a file ending in .html or .md");
       }
       report_path = std::string(*v);
+    } else if (arg == "--proof") {
+      const auto v = value("--proof");
+      if (!v || v->empty()) return usage_error(err, "--proof needs a file");
+      proof_path = std::string(*v);
     } else if (arg == "--strict") {
       request.options.strict = true;
     } else if (arg == "--explain") {
@@ -247,6 +256,16 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
     auto written = report::write_report(*report_path, {*result, *ref, *dist, files[0], files[1]});
     if (!written) {
       err << "scalify: error: " << written.error().message << " (" << *report_path << ")\n";
+      return 2;
+    }
+  }
+  if (proof_path) {
+    const proofcheck::ProofFile proof{files[0], hlo::print_module(*ref), files[1],
+                                      hlo::print_module(*dist), *result};
+    auto written =
+        write_file_atomically(*proof_path, proofcheck::proof_to_json(proof).dump(1), "the proof");
+    if (!written) {
+      err << "scalify: error: " << written.error().message << " (" << *proof_path << ")\n";
       return 2;
     }
   }

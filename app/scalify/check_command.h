@@ -10,8 +10,8 @@
 namespace scalify::cli {
 
 inline constexpr std::string_view kCheckUsage =
-    "check REF DIST [--json] [--report OUT.html|OUT.md] [--spec SPEC.json] [--mesh tp=8] "
-    "[--strict] [--explain] "
+    "check REF DIST [--json] [--report OUT.html|OUT.md] [--proof OUT.json] [--spec SPEC.json] "
+    "[--mesh tp=8] [--strict] [--explain] "
     "[--budget-seconds S] [-j N] [--cache DB.sqlite | --no-cache] [--whole]";
 inline constexpr std::string_view kCheckHelp =
     "prove DIST computes REF, or show the first divergent node";

@@ -9,6 +9,7 @@
 #include "check_command.h"
 #include "gen_command.h"
 #include "inspect_command.h"
+#include "proof_command.h"
 #include "rules_command.h"
 
 namespace {
@@ -29,6 +30,7 @@ constexpr Command kCommands[] = {
     {"check", scalify::cli::kCheckUsage, scalify::cli::kCheckHelp, scalify::cli::run_check},
     {"gen", scalify::cli::kGenUsage, scalify::cli::kGenHelp, scalify::cli::run_gen},
     {"inspect", scalify::cli::kInspectUsage, scalify::cli::kInspectHelp, scalify::cli::run_inspect},
+    {"proof", scalify::cli::kProofUsage, scalify::cli::kProofHelp, scalify::cli::run_proof},
     {"rules", scalify::cli::kRulesUsage, scalify::cli::kRulesHelp, scalify::cli::run_rules},
 };
 

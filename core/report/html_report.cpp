@@ -1,7 +1,10 @@
-// The HTML report: one self-contained page (inline style and SVG, no scripts, nothing fetched).
+// The HTML report: one self-contained page (inline style and SVG, nothing run, nothing fetched),
+// with the proof embedded for `scalify proof verify REPORT.html`.
 #include <cstdio>
 #include <sstream>
 
+#include "hlo/printer.h"
+#include "proofcheck/proof_file.h"
 #include "report/graph_svg.h"
 #include "report/neighbourhood.h"
 #include "report/report.h"
@@ -135,6 +138,34 @@ void goals(std::ostream& out, const verify::CheckResult& r) {
   out << "</section>\n";
 }
 
+/// Programs bigger than this together are not embedded (the page would take long to open);
+/// `check --proof` writes their proof on its own.
+constexpr size_t kMaxEmbeddedProgramBytes = 16u << 20;
+
+/// The proof as data the browser neither shows nor runs: JSON in a script element of type
+/// application/json, every '<' escaped so that no text in it can close the element.
+void embedded_proof(std::ostringstream& out, const ReportInput& in) {
+  const proofcheck::ProofFile proof{in.ref_path, hlo::print_module(in.ref), in.dist_path,
+                                    hlo::print_module(in.dist), in.result};
+  if (proof.ref_hlo.size() + proof.dist_hlo.size() > kMaxEmbeddedProgramBytes) {
+    out << "<p class=\"note\">The programs are too large to embed their proof here; "
+           "<code>scalify check … --proof FILE.json</code> writes it.</p>\n";
+    return;
+  }
+  std::string json = proofcheck::proof_to_json(proof).dump();
+  std::string escaped;
+  escaped.reserve(json.size());
+  for (char ch : json) {
+    if (ch == '<') {
+      escaped += "\\u003c";
+    } else {
+      escaped += ch;
+    }
+  }
+  out << "<script type=\"application/json\" id=\"" << proofcheck::kHtmlProofId << "\">" << escaped
+      << "</script>\n";
+}
+
 }  // namespace
 
 std::string html_report(const ReportInput& in) {
@@ -163,8 +194,10 @@ std::string html_report(const ReportInput& in) {
     for (const std::string& n : r.notes) out << "<li>" << e(n) << "</li>\n";
     out << "</ul></section>\n";
   }
-  out << "<footer>Written by <code>scalify check</code> (Scalify "
-         "Studio).</footer>\n</body></html>\n";
+  out << "<footer>Written by <code>scalify check</code> (Scalify Studio). The proof is embedded: "
+         "<code>scalify proof verify</code> this file re-checks it.</footer>\n";
+  embedded_proof(out, in);
+  out << "</body></html>\n";
   return out.str();
 }
 

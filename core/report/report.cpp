@@ -1,8 +1,6 @@
 #include "report/report.h"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include "support/atomic_file.h"
 
 namespace scalify::report {
 
@@ -16,26 +14,7 @@ Expected<bool> write_report(const std::string& path, const ReportInput& in) {
   } else {
     return error("a report is .html or .md");
   }
-  // Beside the target, so that the rename stays on one file system.
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return error("cannot write the report");
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temporary.c_str());
-      return error("cannot write the report (is the disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::remove(temporary.c_str());
-    return error("cannot write the report: " + ec.message());
-  }
-  return true;
+  return write_file_atomically(path, text, "the report");
 }
 
 }  // namespace scalify::report

@@ -27,7 +27,8 @@ struct ReportInput {
 ///   // "## Scalify: divergent at `tanh.12` (model.py:42)\n…"
 std::string markdown_report(const ReportInput& in);
 
-/// The HTML page: one file with its style and drawings inline, no scripts, no links out.
+/// The HTML page: one file with its style and drawings inline, no links out, and the proof
+/// (proofcheck/proof_file.h) embedded as JSON data for `scalify proof verify PAGE.html`.
 std::string html_report(const ReportInput& in);
 
 /// Writes the report `path` asks for by its extension (`.html`/`.htm` or `.md`) atomically: to

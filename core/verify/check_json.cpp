@@ -2,6 +2,16 @@
 
 namespace scalify::verify {
 
+namespace {
+
+json::Array int_array(const std::vector<int64_t>& values) {
+  json::Array a;
+  for (int64_t v : values) a.push_back(v);
+  return a;
+}
+
+}  // namespace
+
 json::Object layout_fields(const Layout& layout, const Mesh& mesh) {
   json::Object o;
   size_t parts = 0, which = 0;
@@ -46,6 +56,8 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
     b["why"] = e.why;
     b["dist_number"] = e.dist_number;
     b["ref_number"] = e.ref_number;
+    if (!e.reshape.empty()) b["reshape"] = int_array(e.reshape);
+    if (!e.permutation.empty()) b["permutation"] = int_array(e.permutation);
     bijection.push_back(std::move(b));
   }
   o["bijection"] = std::move(bijection);
@@ -205,6 +217,21 @@ class Reader {
     if (f && !f->is_array()) fail(at, key, "expected an array");
     return f && f->is_array() ? f->as_array() : kEmpty;
   }
+  /// The integers of array `key`, or none when the key is absent.
+  std::vector<int64_t> int_list_or_empty(const json::Value& v, std::string_view key,
+                                         const std::string& at) {
+    std::vector<int64_t> out;
+    if (!v.is_object() || !v.find(key)) return out;
+    const json::Array& a = array(v, key, at);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_integer()) {
+        fail(at, std::string(key) + "[" + std::to_string(i) + "]", "expected an integer");
+        break;
+      }
+      out.push_back(a[i].as_int());
+    }
+    return out;
+  }
   std::vector<std::string> strings(const json::Value& v, std::string_view key,
                                    const std::string& at) {
     std::vector<std::string> out;
@@ -288,6 +315,8 @@ Expected<CheckResult> result_from_json(const json::Value& o, std::string_view fi
     e.ref_number = rd.integer_or(b, "ref_number", at, -1);
     e.layout = rd.layout(b, "text", at);
     e.why = rd.str(b, "why", at);
+    e.reshape = rd.int_list_or_empty(b, "reshape", at);
+    e.permutation = rd.int_list_or_empty(b, "permutation", at);
     r.bijection.push_back(std::move(e));
   }
   const json::Array& goals = rd.array(o, "goals", "");

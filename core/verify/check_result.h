@@ -21,6 +21,9 @@ struct BijectionEntry {
   int64_t dist_number = -1, ref_number = -1;
   Layout layout;
   std::string why;  ///< how it was inferred ("position and shape", "spec", "sharding=…")
+  /// The distributed value relates by `layout` to the reference parameter reshaped to these dims
+  /// (empty: as it is), then transposed by `permutation` (empty: none).
+  std::vector<int64_t> reshape, permutation;
 };
 
 /// One reference output and the distributed output that must compute it.

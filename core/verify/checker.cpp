@@ -115,9 +115,14 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
     }
     f.rule = b.assumption ? "assumption" : "bijection";
     add_fact(b.dist, 0, std::move(f));
-    BijectionEntry e{
-        d[b.dist].name, r[*b.ref].name, d[b.dist].parameter_number, r[*b.ref].parameter_number,
-        b.layout,       b.why};
+    BijectionEntry e{d[b.dist].name,
+                     r[*b.ref].name,
+                     d[b.dist].parameter_number,
+                     r[*b.ref].parameter_number,
+                     b.layout,
+                     b.why,
+                     b.reshape,
+                     b.permutation};
     result_.bijection.push_back(e);
     if (b.assumption) result_.assumptions.push_back({d[b.dist].name, b.layout, b.why});
   }

@@ -106,7 +106,11 @@ struct Bound {
   Layout layout;
   std::string why;
   bool assumption = false;
-  bool operator==(const Bound& o) const { return ref == o.ref && layout == o.layout; }
+  std::vector<int64_t> reshape, permutation;  ///< as BijectionEntry
+  bool operator==(const Bound& o) const {
+    return ref == o.ref && layout == o.layout && reshape == o.reshape &&
+           permutation == o.permutation;
+  }
 };
 
 }  // namespace
@@ -239,7 +243,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     };
     auto consistent = [&] {
       std::unordered_map<std::string, Bound> used;
-      for (const BijectionEntry& b : j.result.bijection) used[b.dist] = {b.ref, b.layout, b.why};
+      for (const BijectionEntry& b : j.result.bijection)
+        used[b.dist] = {b.ref, b.layout, b.why, false, b.reshape, b.permutation};
       for (ir::InstrId whole : j.dist.inputs) {
         const std::string& name = dwhole[whole].name;
         const auto want = expected(name);
@@ -289,7 +294,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     for (const Assumption& a : j.result.assumptions) assumed[a.dist] = true;
     for (const BijectionEntry& b : j.result.bijection) {
       if (is_param(b.dist) && !params.count(b.dist)) {
-        params[b.dist] = {b.ref, b.layout, b.why, assumed.count(b.dist) > 0};
+        params[b.dist] = {b.ref,     b.layout,     b.why, assumed.count(b.dist) > 0,
+                          b.reshape, b.permutation};
         param_order.push_back(b.dist);
       }
     }
@@ -302,8 +308,12 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       const size_t e = element_of(g.dist);
       const auto gi = static_cast<size_t>(g.index);
       if (e >= j.dist.outputs.size() || gi >= j.ref.outputs.size()) continue;
-      handed[dwhole[j.dist.outputs[e]].name] = {ref.entry()[j.ref.outputs[gi]].name, *g.layout,
-                                                "as part " + std::to_string(k) + " proved", false};
+      handed[dwhole[j.dist.outputs[e]].name] = {ref.entry()[j.ref.outputs[gi]].name,
+                                                *g.layout,
+                                                "as part " + std::to_string(k) + " proved",
+                                                false,
+                                                {},
+                                                {}};
     }
   }
 
@@ -339,7 +349,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     const auto d = dwhole.find(name);
     const auto r = rwhole.find(b.ref);
     out.bijection.push_back({name, b.ref, d ? dwhole[*d].parameter_number : -1,
-                             r ? rwhole[*r].parameter_number : -1, b.layout, b.why});
+                             r ? rwhole[*r].parameter_number : -1, b.layout, b.why, b.reshape,
+                             b.permutation});
   }
   std::sort(out.bijection.begin(), out.bijection.end(),
             [](const BijectionEntry& a, const BijectionEntry& b) {

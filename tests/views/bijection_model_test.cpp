@@ -30,10 +30,15 @@ void count_warnings(QtMsgType type, const QMessageLogContext&, const QString& me
 verify::CheckResult result_with_bijection() {
   verify::CheckResult r;
   r.mesh = *verify::Mesh::parse("tp=2");
-  r.bijection.push_back({"p0.1", "p0.1", 0, 0, verify::Layout::replicated(1), "position"});
-  r.bijection.push_back({"p1.2", "p1.2", 1, 1,
+  r.bijection.push_back({"p0.1", "p0.1", 0, 0, verify::Layout::replicated(1), "position", {}, {}});
+  r.bijection.push_back({"p1.2",
+                         "p1.2",
+                         1,
+                         1,
                          verify::Layout::on(r.mesh, 0, verify::AxisLayout::shard(1)),
-                         "position and shape"});
+                         "position and shape",
+                         {},
+                         {}});
   return r;
 }
 

@@ -1,7 +1,7 @@
 // Reports of a check: on a generated pair with a planted bug, the Markdown comment leads with the
-// verdict, the divergent node and its source line; the HTML page is self-contained (no script,
-// nothing fetched), escapes what it quotes, and draws both neighbourhoods; on a proven corpus
-// pair it holds every goal's proof. Writing is atomic and refuses other extensions.
+// verdict, the divergent node and its source line; the HTML page is self-contained (no script but
+// its proof as data, nothing fetched), escapes what it quotes, and draws both neighbourhoods; on a
+// proven corpus pair it holds every goal's proof. Writing is atomic and refuses other extensions.
 #include "report/report.h"
 
 #include <catch2/catch.hpp>
@@ -85,12 +85,22 @@ TEST_CASE("report: the HTML page is self-contained and shows both neighbourhoods
   CHECK_THAT(html, Catch::Contains("distributed: around " + d.dist_node));
   CHECK_THAT(html, Catch::Contains("reference: around " + d.ref_node));
   CHECK_THAT(html, Catch::Contains("class=\"marked\""));
-  // Nothing runs and nothing is fetched: no script, no link, no image or style from elsewhere.
-  CHECK(html.find("<script") == std::string::npos);
-  CHECK(html.find("<link") == std::string::npos);
-  CHECK(html.find("src=") == std::string::npos);
-  CHECK(html.find("url(http") == std::string::npos);
-  CHECK(html.find("@import") == std::string::npos);
+  // Nothing runs and nothing is fetched: no script but the proof (data of type
+  // application/json, which browsers do not run), no link, no image or style from elsewhere.
+  const std::string open = "<script type=\"application/json\" id=\"scalify-proof\">";
+  const size_t proof = html.find(open);
+  REQUIRE(proof != std::string::npos);
+  const size_t end = html.find("</script>", proof);
+  REQUIRE(end != std::string::npos);
+  std::string page = html;
+  page.erase(proof, end + 9 - proof);
+  CHECK(page.find("<script") == std::string::npos);
+  CHECK(page.find("<link") == std::string::npos);
+  CHECK(page.find("src=") == std::string::npos);
+  CHECK(page.find("url(http") == std::string::npos);
+  CHECK(page.find("@import") == std::string::npos);
+  // Nothing in the proof closes its element early.
+  CHECK(html.substr(proof + open.size(), end - proof - open.size()).find('<') == std::string::npos);
 }
 
 TEST_CASE("report: an equivalent corpus pair lists every goal with its proof", "[report]") {

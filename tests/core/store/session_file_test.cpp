@@ -41,8 +41,8 @@ verify::CheckResult sample_result() {
   verify::CheckResult r;
   r.mesh = mesh;
   r.verdict = verify::Verdict::kDivergent;
-  r.bijection.push_back({"x", "x", 0, 0, layout("rep"), "position and shape"});
-  r.bijection.push_back({"w", "w", 1, 1, layout("shard(1,tp)"), "shape ratio"});
+  r.bijection.push_back({"x", "x", 0, 0, layout("rep"), "position and shape", {}, {}});
+  r.bijection.push_back({"w", "w", 1, 1, layout("shard(1,tp)"), "shape ratio", {4, 2}, {1, 0}});
   verify::Goal proven;
   proven.ref = "d";
   proven.dist = "d";
@@ -157,6 +157,8 @@ TEST_CASE("session file: every item survives a save and an open", "[store][sessi
   REQUIRE(r.bijection.size() == 2);
   CHECK(r.bijection[1].layout.to_string(r.mesh) == "shard(1,tp)");
   CHECK(r.bijection[1].dist_number == 1);
+  CHECK(r.bijection[1].reshape == std::vector<int64_t>{4, 2});
+  CHECK(r.bijection[1].permutation == std::vector<int64_t>{1, 0});
   REQUIRE(r.goals.size() == 2);
   CHECK(r.goals[0].proof == s.result->goals[0].proof);
   CHECK_FALSE(r.goals[1].layout);

@@ -13,7 +13,8 @@ verify::CheckResult sample() {
   verify::CheckResult r;
   r.mesh = mesh;
   r.verdict = Verdict::kDivergent;
-  r.bijection.push_back({"w", "w", 1, 1, *verify::Layout::parse("shard(1,tp)", mesh), "shape"});
+  r.bijection.push_back(
+      {"w", "w", 1, 1, *verify::Layout::parse("shard(1,tp)", mesh), "shape", {}, {}});
   verify::Goal g;
   g.ref = "out#0";
   g.dist = "out#0";

@@ -1,0 +1,138 @@
+#include "proofcheck/rank_offsets.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+namespace scalify::proofcheck {
+
+namespace {
+
+/// The integers of a constant's literal (`128`, `{0, 64, 128}`), in order.
+std::optional<std::vector<int64_t>> literal_integers(const std::string& text) {
+  std::vector<int64_t> out;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+      int64_t v = 0;
+      auto [next, ec] = std::from_chars(p, end, v);
+      if (ec != std::errc()) return std::nullopt;
+      if (next < end && (*next == '.' || *next == 'e')) return std::nullopt;  // not an integer
+      out.push_back(v);
+      p = next;
+    } else if (*p == '{' || *p == '}' || *p == ',' || *p == ' ') {
+      ++p;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+struct Evaluator {
+  const ir::Module& module;
+  int64_t devices;
+  int depth = 0;
+
+  std::optional<std::vector<int64_t>> table(ir::InstrId id) const {
+    const ir::Instruction& i = module.entry()[id];
+    if (i.opcode != ir::Opcode::kConstant || i.type.rank() > 1) return std::nullopt;
+    return literal_integers(i.literal);
+  }
+
+  std::optional<std::vector<int64_t>> of(ir::InstrId id) {
+    if (++depth > 64) return std::nullopt;
+    const ir::Instruction& i = module.entry()[id];
+    if (!i.type.is_array() || i.type.element_count() != 1) return std::nullopt;
+    using ir::Opcode;
+    std::vector<int64_t> out(static_cast<size_t>(devices));
+    switch (i.opcode) {
+      case Opcode::kConstant: {
+        auto v = table(id);
+        if (!v || v->size() != 1) return std::nullopt;
+        std::fill(out.begin(), out.end(), (*v)[0]);
+        return out;
+      }
+      case Opcode::kPartitionId:
+      case Opcode::kReplicaId: {
+        // The device number, when the header says the devices are partitions (or replicas).
+        const bool partitions = module.num_partitions() == devices && module.replica_count() == 1;
+        const bool replicas = module.replica_count() == devices && module.num_partitions() == 1;
+        if (!(i.opcode == Opcode::kPartitionId ? partitions : replicas)) return std::nullopt;
+        for (int64_t d = 0; d < devices; ++d) out[static_cast<size_t>(d)] = d;
+        return out;
+      }
+      case Opcode::kConvert:
+      case Opcode::kReshape:
+      case Opcode::kBitcast:
+      case Opcode::kCopy:
+        return of(i.operands[0]);
+      case Opcode::kDynamicSlice: {
+        auto t = table(i.operands[0]);
+        if (!t || i.operands.size() != 2) return std::nullopt;
+        auto at = of(i.operands[1]);
+        if (!at) return std::nullopt;
+        for (size_t d = 0; d < out.size(); ++d) {
+          // XLA clamps the start so that the slice fits.
+          const auto k = std::clamp<int64_t>((*at)[d], 0, static_cast<int64_t>(t->size()) - 1);
+          out[d] = (*t)[static_cast<size_t>(k)];
+        }
+        return out;
+      }
+      case Opcode::kAdd:
+      case Opcode::kSubtract:
+      case Opcode::kMultiply:
+      case Opcode::kDivide:
+      case Opcode::kRemainder:
+      case Opcode::kMinimum:
+      case Opcode::kMaximum: {
+        auto a = of(i.operands[0]);
+        auto b = a ? of(i.operands[1]) : std::nullopt;
+        if (!b) return std::nullopt;
+        for (size_t d = 0; d < out.size(); ++d) {
+          const int64_t x = (*a)[d], y = (*b)[d];
+          if ((i.opcode == Opcode::kDivide || i.opcode == Opcode::kRemainder) && y == 0) {
+            return std::nullopt;
+          }
+          switch (i.opcode) {
+            case Opcode::kAdd:
+              out[d] = x + y;
+              break;
+            case Opcode::kSubtract:
+              out[d] = x - y;
+              break;
+            case Opcode::kMultiply:
+              out[d] = x * y;
+              break;
+            case Opcode::kDivide:
+              out[d] = x / y;
+              break;
+            case Opcode::kRemainder:
+              out[d] = x % y;
+              break;
+            case Opcode::kMinimum:
+              out[d] = std::min(x, y);
+              break;
+            default:
+              out[d] = std::max(x, y);
+              break;
+          }
+        }
+        return out;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+};
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> device_values(const ir::Module& module, ir::InstrId id,
+                                                  int64_t devices) {
+  if (!ir::is_integer(module.entry()[id].type.dtype())) return std::nullopt;
+  return Evaluator{module, devices}.of(id);
+}
+
+}  // namespace scalify::proofcheck

@@ -1,0 +1,246 @@
+// Reference terms for the proof checker (reference_terms.h).
+#include "proofcheck/reference_terms.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace scalify::proofcheck {
+
+namespace {
+
+/// Attributes that say where or when a value is computed, or annotate it, but not what it is.
+bool placement_only(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {"sharding",
+                                               "frontend_attributes",
+                                               "channel_id",
+                                               "replica_groups",
+                                               "use_global_device_ids",
+                                               "statistics_viz",
+                                               "schedule",
+                                               "precision_config",
+                                               "operand_precision",
+                                               "api_version",
+                                               "operand_layout_constraints",
+                                               "metadata",
+                                               "control-predecessors",
+                                               "is_host_transfer",
+                                               "origin"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
+std::string computation_text(const ir::Module& module, const ir::Computation& comp, int depth);
+
+std::string attrs_text(const ir::Module& module, const ir::Instruction& instr, int depth) {
+  std::vector<std::string> parts;
+  for (const ir::Attribute& a : instr.attrs) {
+    if (placement_only(a.key)) continue;
+    // backend_config configures a custom call; elsewhere it tunes the backend only.
+    if (a.key == "backend_config" && instr.opcode != ir::Opcode::kCustomCall) continue;
+    if (const auto* refs = std::get_if<ir::ComputationRefs>(&a.value)) {
+      std::string bodies;
+      for (const std::string& name : refs->names) {
+        const auto id = module.find_computation(name);
+        bodies +=
+            "{" +
+            (id && depth < 8 ? computation_text(
+                                   module, module.computations[static_cast<size_t>(*id)], depth + 1)
+                             : name) +
+            "}";
+      }
+      parts.push_back(a.key + "=" + bodies);
+      continue;
+    }
+    parts.push_back(a.key + "=" + ir::attr_value_to_string(a.value));
+  }
+  if (instr.opcode == ir::Opcode::kConstant) parts.push_back("literal=" + instr.literal);
+  if (instr.opcode == ir::Opcode::kParameter) {
+    parts.push_back("number=" + std::to_string(instr.parameter_number));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+/// A called computation by what it computes: its instructions with operands by position.
+std::string computation_text(const ir::Module& module, const ir::Computation& comp, int depth) {
+  std::string out;
+  for (size_t i = 0; i < comp.size(); ++i) {
+    const ir::Instruction& in = comp[static_cast<ir::InstrId>(i)];
+    out += in.opcode_text() + ":" + in.type.to_string(false) + "(";
+    for (size_t k = 0; k < in.operands.size(); ++k) {
+      out += (k ? "," : "") + std::to_string(in.operands[k]);
+    }
+    out += ")[" + attrs_text(module, in, depth) + "];";
+  }
+  return out + "root=" + std::to_string(comp.root);
+}
+
+/// The number every position of a constant holds, when it is one number.
+std::optional<double> scalar_literal(const ir::Instruction& instr) {
+  if (instr.opcode != ir::Opcode::kConstant || instr.type.rank() != 0) return std::nullopt;
+  std::string text = instr.literal;
+  if (text == "true") return 1.0;
+  if (text == "false") return 0.0;
+  if (text == "inf") return HUGE_VAL;
+  if (text == "-inf") return -HUGE_VAL;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+std::string word_of(const ir::AttrValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return *s;
+  if (const auto* w = std::get_if<ir::Word>(&value)) return w->text;
+  return ir::attr_value_to_string(value);
+}
+
+}  // namespace
+
+std::vector<IdentityRule> identity_rules(const rules::RuleFile& file) {
+  using K = rules::Term::Kind;
+  std::vector<IdentityRule> out;
+  for (const rules::Rule& r : file.rules) {
+    if (r.kind != rules::Rule::Kind::kRewrite || !r.guards.empty()) continue;
+    const rules::Term& l = r.lhs;
+    if (l.kind != K::kApply || l.args.size() != 1 || l.args[0].kind != K::kVar) continue;
+    if (r.rhs.kind != K::kVar || r.rhs.name != l.args[0].name) continue;
+    IdentityRule rule{r.name, l.name, {}};
+    bool constant = true;
+    for (const rules::Term::Attr& a : l.attrs) {
+      if (a.value.kind != K::kWord && a.value.kind != K::kString) constant = false;
+      rule.attrs.emplace_back(a.key, a.value.name);
+    }
+    if (constant) out.push_back(std::move(rule));
+  }
+  return out;
+}
+
+std::string canonical_attrs(const ir::Module& module, const ir::Instruction& instr) {
+  return attrs_text(module, instr, 0);
+}
+
+std::optional<TermId> TermTable::xla_identity(const std::string& op, const std::string& attrs,
+                                              const ir::Type& type, const std::vector<TermId>& args,
+                                              const ir::Instruction* instr) const {
+  if (args.size() != 1) return std::nullopt;
+  const Term& x = terms_[args[0]];
+  // A slice that takes back exactly the value a gather padded.
+  if (op == "slice" && x.op == "padded" && instr) {
+    const Term& inner = terms_[x.args[0]];
+    const auto* ranges = instr->get<std::vector<ir::SliceRange>>("slice");
+    if (!ranges || !inner.type.same_dims(type) ||
+        ranges->size() != static_cast<size_t>(type.rank())) {
+      return std::nullopt;
+    }
+    for (int64_t k = 0; k < type.rank(); ++k) {
+      if (!((*ranges)[static_cast<size_t>(k)] == ir::SliceRange{0, type.dim(k), 1})) {
+        return std::nullopt;
+      }
+    }
+    return x.args[0];
+  }
+  // XLA's semantics: these ops return their operand when the type does not change.
+  if (!x.type.compatible(type)) return std::nullopt;
+  if (op == "convert" || op == "copy" || op == "reshape" || op == "bitcast" ||
+      op == "bitcast-convert") {
+    return args[0];
+  }
+  if (op == "transpose" || op == "broadcast") {
+    std::string identity = "dimensions={";
+    for (int64_t k = 0; k < type.rank(); ++k) identity += (k ? "," : "") + std::to_string(k);
+    if (attrs == identity + "}") return args[0];
+  }
+  return std::nullopt;
+}
+
+const IdentityRule* TermTable::identity_for(const ir::Instruction& instr) const {
+  for (const IdentityRule& rule : identities_) {
+    if (rule.op != instr.opcode_text() || instr.operands.size() != 1) continue;
+    const bool all = std::all_of(rule.attrs.begin(), rule.attrs.end(), [&](const auto& kv) {
+      const ir::Attribute* a = instr.attr(kv.first);
+      return a && word_of(a->value) == kv.second;
+    });
+    if (all) return &rule;
+  }
+  return nullptr;
+}
+
+TermId TermTable::intern(const std::string& op, const std::string& attrs, const ir::Type& type,
+                         std::vector<TermId> args, const ir::Instruction* instr) {
+  if (auto same = xla_identity(op, attrs, type, args, instr)) {
+    ++used_["xla:" + op + "-identity"];
+    return *same;
+  }
+  if (instr && args.size() == 1) {
+    if (const IdentityRule* rule = identity_for(*instr)) {
+      if (terms_[args[0]].type.compatible(type)) {
+        ++used_[rule->name];
+        return args[0];
+      }
+    }
+  }
+  std::string key = op + '\x1f' + attrs + '\x1f' + type.to_string(false);
+  for (TermId a : args) key += '\x1f' + std::to_string(a);
+  if (auto it = index_.find(key); it != index_.end()) return it->second;
+  Term t{op, attrs, type, std::move(args), std::nullopt};
+  if (instr) t.splat = scalar_literal(*instr);
+  if (op == "broadcast" && t.args.size() == 1 && terms_[t.args[0]].type.rank() == 0) {
+    t.splat = terms_[t.args[0]].splat;
+  }
+  const auto id = static_cast<TermId>(terms_.size());
+  terms_.push_back(std::move(t));
+  index_.emplace(std::move(key), id);
+  return id;
+}
+
+TermId TermTable::of_node(const ir::Module& module, ir::InstrId id) {
+  const ir::Computation& comp = module.entry();
+  auto& memo = nodes_[&module];
+  if (memo.empty()) memo.resize(comp.size());
+  // Iteratively, operands first: programs are deep.
+  std::vector<ir::InstrId> stack{id};
+  while (!stack.empty()) {
+    const ir::InstrId top = stack.back();
+    if (memo[static_cast<size_t>(top)]) {
+      stack.pop_back();
+      continue;
+    }
+    const ir::Instruction& instr = comp[top];
+    bool ready = true;
+    for (ir::InstrId o : instr.operands) {
+      if (!memo[static_cast<size_t>(o)]) {
+        stack.push_back(o);
+        ready = false;
+      }
+    }
+    if (!ready) continue;
+    std::vector<TermId> args;
+    for (ir::InstrId o : instr.operands) args.push_back(*memo[static_cast<size_t>(o)]);
+    memo[static_cast<size_t>(top)] = intern(instr.opcode_text(), canonical_attrs(module, instr),
+                                            instr.type, std::move(args), &instr);
+    stack.pop_back();
+  }
+  return *memo[static_cast<size_t>(id)];
+}
+
+TermId TermTable::resized_splat(TermId splat, const std::vector<int64_t>& dims) {
+  const Term& t = terms_[splat];
+  if (t.type.rank() == 0 || t.type.dims() == dims) return splat;
+  ir::Type type = t.type;
+  type.set_dims(dims);
+  // A broadcast of the scalar, as the reference writes a splat.
+  const TermId scalar = t.args.empty() ? splat : t.args[0];
+  return intern("broadcast", "dimensions={}", type, {scalar});
+}
+
+std::string TermTable::describe(TermId id) const {
+  const Term& t = terms_[id];
+  std::string out = t.op + "(" + t.type.to_string(false);
+  for (TermId a : t.args) out += " #" + std::to_string(a);
+  return out + ")";
+}
+
+}  // namespace scalify::proofcheck

@@ -1,0 +1,91 @@
+// Reference values as terms, for the independent proof checker: every value a proof talks about
+// is an operation on earlier terms, hash-consed, so that two terms denote the same computation
+// exactly when they have the same id. The reference program's nodes and the terms a proof's
+// steps build live in one table; a step naming reference node X holds when the term it builds
+// is X's term.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/module.h"
+#include "rules/rule_ast.h"
+
+namespace scalify::proofcheck {
+
+using TermId = uint32_t;
+
+/// One operation: the opcode as written, its attributes in a canonical text (names of called
+/// computations replaced by their bodies, so that `to_apply=%add.5` of one program and
+/// `to_apply=%add.9` of the other compare by what they compute), its type and its operands.
+struct Term {
+  std::string op;
+  std::string attrs;
+  ir::Type type;
+  std::vector<TermId> args;
+  std::optional<double> splat;  ///< the value is this number at every position
+};
+
+/// An identity rule of the rule files: `(OP ?x :key value …) => ?x`, such as Neuron's transfer
+/// custom call. The only rewrites the proof checker applies: a term matching one is its
+/// operand's term.
+struct IdentityRule {
+  std::string name, op;
+  std::vector<std::pair<std::string, std::string>> attrs;  ///< key, value as written
+};
+
+/// The identity rules among `file`'s rewrites (the rest are ignored).
+std::vector<IdentityRule> identity_rules(const rules::RuleFile& file);
+
+/// The canonical attribute text of `instr` of `module` (what makes two instructions of the same
+/// opcode compute the same function): sorted `key=value` pairs without the ones that only
+/// place, schedule or annotate (sharding, metadata, replica groups, channel ids, precision…).
+///
+///   // %r = f32[4] reduce(%x, %z), dimensions={1}, to_apply=%add.3
+///   canonical_attrs(m, r) == "dimensions={1},to_apply={p0:f32[] p1:f32[] add(0,1)}"
+std::string canonical_attrs(const ir::Module& module, const ir::Instruction& instr);
+
+class TermTable {
+ public:
+  explicit TermTable(std::vector<IdentityRule> identities = {})
+      : identities_(std::move(identities)) {}
+
+  /// The term `op(args)` with `attrs` and `type`, made once. `instr` (when given) is checked
+  /// against the identity rules first: a match returns args[0] and counts the rule as used.
+  TermId intern(const std::string& op, const std::string& attrs, const ir::Type& type,
+                std::vector<TermId> args, const ir::Instruction* instr = nullptr);
+  /// The term of instruction `id` of `module`'s ENTRY (its operands' terms first; memoised per
+  /// module). Parameters are terms of their number.
+  TermId of_node(const ir::Module& module, ir::InstrId id);
+  /// The identity rule `instr` matches, if any.
+  const IdentityRule* identity_rule(const ir::Instruction& instr) const {
+    return identity_for(instr);
+  }
+  /// A splat value (a broadcast scalar constant) at another shape.
+  TermId resized_splat(TermId splat, const std::vector<int64_t>& dims);
+
+  const Term& operator[](TermId id) const { return terms_[id]; }
+  /// Identity rules applied, by name (`xla:convert-identity` for XLA's own).
+  const std::unordered_map<std::string, size_t>& identities_used() const { return used_; }
+  /// `dot(f32[8,4] #3, #7)`: a short text for messages.
+  std::string describe(TermId id) const;
+
+ private:
+  const IdentityRule* identity_for(const ir::Instruction& instr) const;
+  /// The operand, when the op returns it by XLA's semantics (a convert to its own type, a
+  /// transpose by the identity, a slice of all of a gathered value's unpadded part…).
+  std::optional<TermId> xla_identity(const std::string& op, const std::string& attrs,
+                                     const ir::Type& type, const std::vector<TermId>& args,
+                                     const ir::Instruction* instr) const;
+
+  std::vector<IdentityRule> identities_;
+  std::unordered_map<std::string, size_t> used_;
+  std::vector<Term> terms_;
+  std::unordered_map<std::string, TermId> index_;
+  std::unordered_map<const ir::Module*, std::vector<std::optional<TermId>>> nodes_;
+};
+
+}  // namespace scalify::proofcheck

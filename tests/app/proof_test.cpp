@@ -1,0 +1,77 @@
+// `scalify proof verify` end to end: the proof `check --proof` writes and the one a report embeds
+// are accepted (exit 0); a tampered proof is rejected (1) naming the fact; a proof resting on a
+// step the checker does not model is "not re-checked" (3); bad input and usage give 2.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "support/json.h"
+#include "test_support.h"
+
+using scalify::test::run_cli;
+
+namespace {
+
+std::string pair_args(const std::string& ref, const std::string& dist) {
+  const std::string dir = scalify::test::corpus_dir() + "/neuron_torchxla/";
+  return dir + ref + " " + dir + dist;
+}
+
+}  // namespace
+
+TEST_CASE("proof verify accepts what check --proof and --report write", "[app][proof]") {
+  scalify::test::TempDir dir;
+  const std::string proof = dir.path() + "/gpt2.proof.json";
+  const std::string html = dir.path() + "/gpt2.html";
+  const auto check =
+      run_cli("check --no-cache " + pair_args("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo") +
+              " --proof " + proof + " --report " + html);
+  REQUIRE(check.exit_code == 0);
+  for (const std::string& file : {proof, html}) {
+    const auto r = run_cli("proof verify " + file);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains(": accepted"));
+    CHECK_THAT(r.out, Catch::Contains("3 of 3 goals proven; the proof supports: equivalent"));
+    CHECK_THAT(r.out, Catch::Contains("2 assumption(s)"));
+  }
+
+  // Tampered: the first all-reduce said to give a partial value still.
+  auto value = scalify::json::parse(scalify::test::read_file(proof));
+  REQUIRE(value);
+  for (auto& f : (*value)["result"]["derivation"].as_array()) {
+    if (f["rule"].as_string() == "all-reduce") {
+      f["layout"] = "partial(sum,tp)";
+      break;
+    }
+  }
+  const std::string tampered = dir.write("tampered.json", value->dump());
+  const auto r = run_cli("proof verify " + tampered);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("rejected: fact ["));
+  CHECK_THAT(r.out, Catch::Contains("(all-reduce)"));
+}
+
+TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "[app][proof]") {
+  scalify::test::TempDir dir;
+  const std::string proof = dir.path() + "/mnist.json";
+  REQUIRE(run_cli("check --no-cache " +
+                  pair_args("mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo") + " --proof " +
+                  proof)
+              .exit_code == 0);
+  const auto r = run_cli("proof verify " + proof);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.out, Catch::Contains("not re-checked"));
+}
+
+TEST_CASE("proof verify: usage and bad input exit 2", "[app][proof]") {
+  scalify::test::TempDir dir;
+  CHECK(run_cli("proof").exit_code == 2);
+  CHECK(run_cli("proof check x.json").exit_code == 2);
+  CHECK(run_cli("proof --help").exit_code == 0);
+  const auto missing = run_cli("proof verify " + dir.path() + "/none.json");
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("none.json"));
+  const auto foreign = run_cli("proof verify " + dir.write("x.json", "[1, 2]"));
+  CHECK(foreign.exit_code == 2);
+  CHECK_THAT(foreign.err, Catch::Contains("not a Scalify proof"));
+}

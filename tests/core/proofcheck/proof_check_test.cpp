@@ -1,0 +1,306 @@
+// The independent proof checker: the proofs the checker exports for the corpus pairs and the
+// gallery are accepted; tampered proofs (a layout, a premise, a rule, a goal, a reference node, a
+// verdict) and the original proofs of mutated programs are rejected; reports and sessions carry
+// proofs that re-check.
+#include "proofcheck/proof_check.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "hlo/printer.h"
+#include "modelgen/gallery.h"
+#include "proofcheck/proof_file.h"
+#include "report/report.h"
+#include "store/session_file.h"
+#include "support/hlo_mutations.h"
+#include "test_support.h"
+#include "verify/check.h"
+
+namespace scalify {
+namespace {
+
+using proofcheck::ProofCheckReport;
+using proofcheck::ProofFile;
+using Outcome = ProofCheckReport::Outcome;
+
+ProofFile proof_of(const std::string& ref_text, const std::string& dist_text,
+                   const std::string& ref_path = "ref.hlo",
+                   const std::string& dist_path = "dist.hlo") {
+  const ir::Module ref = test::parse_module(ref_text, ref_path);
+  const ir::Module dist = test::parse_module(dist_text, dist_path);
+  auto result = verify::check(ref, dist, {});
+  REQUIRE(result);
+  return {ref_path, hlo::print_module(ref), dist_path, hlo::print_module(dist), *result};
+}
+
+/// The proof of a Neuron corpus pair, made once.
+const ProofFile& corpus_proof(const std::string& ref, const std::string& dist) {
+  static std::map<std::string, ProofFile> made;
+  auto found = made.find(dist);
+  if (found == made.end()) {
+    const std::string dir = test::corpus_dir() + "/neuron_torchxla/";
+    found = made.emplace(dist, proof_of(test::read_file(dir + ref), test::read_file(dir + dist),
+                                        ref, dist))
+                .first;
+  }
+  return found->second;
+}
+
+const ProofFile& gpt2() { return corpus_proof("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"); }
+
+ProofCheckReport recheck(const ProofFile& proof) {
+  auto report = proofcheck::check_proof(proof);
+  REQUIRE(report);
+  return *report;
+}
+
+/// The facts the proven goals rest on.
+std::vector<size_t> closure(const verify::CheckResult& r) {
+  std::vector<bool> seen(r.derivation.size(), false);
+  std::vector<size_t> stack;
+  for (const verify::Goal& g : r.goals) {
+    if (g.proven && g.fact) stack.push_back(*g.fact);
+  }
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    if (seen[i]) continue;
+    seen[i] = true;
+    for (size_t p : r.derivation[i].premises) stack.push_back(p);
+  }
+  std::vector<size_t> out;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (seen[i]) out.push_back(i);
+  }
+  return out;
+}
+
+/// Another layout of the same mesh: rep becomes partial(sum) on the first axis, anything else
+/// rep.
+verify::Layout other(const verify::Layout& l, const verify::Mesh& mesh) {
+  if (l.is_rep())
+    return verify::Layout::on(mesh, 0, verify::AxisLayout::partial(verify::ReduceOp::kSum));
+  return verify::Layout::replicated(mesh.rank());
+}
+
+TEST_CASE("proof check: every corpus pair's proof is accepted", "[proofcheck][corpus]") {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo"},
+      {"gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"},
+      {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp2.hlo"},
+      {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp8.hlo"}};
+  for (const auto& [ref, dist] : pairs) {
+    INFO(dist);
+    const ProofFile& proof = corpus_proof(ref, dist);
+    REQUIRE(proof.result.verdict == verify::Verdict::kEquivalent);
+    const ProofCheckReport r = recheck(proof);
+    INFO(r.why);
+    CHECK(r.outcome == Outcome::kAccepted);
+    CHECK(r.verdict == "equivalent");
+    CHECK(r.goals == r.goals_in_all);
+    CHECK(r.facts == closure(proof.result).size());
+    CHECK(r.parameters > 0);
+  }
+}
+
+TEST_CASE("proof check: mnist's balanced-partials assumption is not re-checked, and it says so",
+          "[proofcheck][corpus]") {
+  const ProofFile& proof = corpus_proof("mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo");
+  REQUIRE(proof.result.verdict == verify::Verdict::kEquivalent);
+  const ProofCheckReport r = recheck(proof);
+  CHECK(r.outcome == Outcome::kNotCheckable);
+  CHECK_THAT(r.why, Catch::Contains("balanced-partials"));
+}
+
+TEST_CASE("proof check: every gallery example's proof is accepted", "[proofcheck][modelgen]") {
+  for (const modelgen::GalleryExample& e : modelgen::gallery()) {
+    INFO(e.name);
+    auto pair = modelgen::generate_example(e);
+    REQUIRE(pair);
+    const ProofCheckReport r = recheck(proof_of(pair->correct.ref_hlo, pair->correct.dist_hlo));
+    INFO(r.why);
+    CHECK(r.outcome == Outcome::kAccepted);
+    CHECK(r.verdict == "equivalent");
+  }
+}
+
+TEST_CASE("proof check: a changed layout is rejected at every fact of the proof",
+          "[proofcheck][corpus]") {
+  const ProofFile& original = gpt2();
+  const std::vector<size_t> facts = closure(original.result);
+  REQUIRE(facts.size() > 100);
+  size_t rejected = 0;
+  for (size_t i : facts) {
+    ProofFile tampered = original;
+    verify::DerivedFact& f = tampered.result.derivation[i];
+    f.layout = other(f.layout, tampered.result.mesh);
+    // A parameter's fact and its bijection entry changed together: the contract itself lies.
+    for (verify::BijectionEntry& b : tampered.result.bijection) {
+      if (b.dist == f.dist) b.layout = f.layout;
+    }
+    for (verify::Assumption& a : tampered.result.assumptions) {
+      if (a.dist == f.dist) a.layout = f.layout;
+    }
+    for (verify::Goal& g : tampered.result.goals) {
+      if (g.fact == i) g.layout = f.layout;
+    }
+    const ProofCheckReport r = recheck(tampered);
+    INFO("fact [" << i << "] " << f.dist << " " << f.rule << " -> "
+                  << f.layout.to_string(tampered.result.mesh) << ": " << r.why);
+    CHECK(r.outcome == Outcome::kRejected);
+    rejected += r.outcome == Outcome::kRejected ? 1 : 0;
+  }
+  CHECK(rejected == facts.size());
+}
+
+TEST_CASE("proof check: changed premises, rules, names, goals and verdicts are rejected",
+          "[proofcheck][corpus]") {
+  const ProofFile& original = gpt2();
+  const auto& d = original.result.derivation;
+  const auto dot = std::find_if(d.begin(), d.end(), [](const verify::DerivedFact& f) {
+    return f.rule == "factor:dot" && f.premises.size() == 2 && f.premises[0] != f.premises[1];
+  });
+  REQUIRE(dot != d.end());
+  const size_t at = dot->index;
+  auto rejected = [](const ProofFile& p, const std::string& says) {
+    const ProofCheckReport r = recheck(p);
+    INFO(r.why);
+    CHECK(r.outcome == Outcome::kRejected);
+    CHECK_THAT(r.why, Catch::Contains(says));
+  };
+  SECTION("premises swapped") {
+    ProofFile p = original;
+    std::swap(p.result.derivation[at].premises[0], p.result.derivation[at].premises[1]);
+    rejected(p, "is not operand 0");
+  }
+  SECTION("a premise from later in the proof") {
+    ProofFile p = original;
+    p.result.derivation[at].premises[0] = at + 1;
+    rejected(p, "comes later");
+  }
+  SECTION("another rule cited") {
+    ProofFile p = original;
+    p.result.derivation[at].rule = "factor:add";
+    rejected(p, "the node is a `dot`");
+    p.result.derivation[at].rule = "magic";
+    rejected(p, "no rule is called 'magic'");
+  }
+  SECTION("another reference node named") {
+    ProofFile p = original;
+    p.result.derivation[at].ref = p.result.derivation[p.result.derivation[at].premises[0]].ref;
+    rejected(p, "not reference node");
+  }
+  SECTION("a goal proven by another fact") {
+    ProofFile p = original;
+    verify::Goal& g = p.result.goals.front();
+    REQUIRE(g.fact);
+    g.fact = at;
+    rejected(p, "not the distributed output");
+  }
+  SECTION("equivalent with a reference output left unproven") {
+    ProofFile p = original;
+    REQUIRE(p.result.goals.size() > 1);
+    p.result.goals.pop_back();
+    rejected(p, "have no proven goal");
+  }
+  SECTION("two parameters' counterparts swapped") {
+    ProofFile p = original;
+    std::vector<size_t> params;
+    for (size_t i : closure(p.result)) {
+      if (d[i].rule == "bijection" && d[i].layout.is_rep()) params.push_back(i);
+    }
+    REQUIRE(params.size() >= 2);
+    verify::DerivedFact& a = p.result.derivation[params[0]];
+    verify::DerivedFact& b = p.result.derivation[params[1]];
+    REQUIRE(a.ref != b.ref);
+    std::swap(a.ref, b.ref);
+    for (verify::BijectionEntry& e : p.result.bijection) {
+      if (e.dist == a.dist) {
+        e.ref = a.ref;
+      } else if (e.dist == b.dist) {
+        e.ref = b.ref;
+      }
+    }
+    CHECK(recheck(p).outcome == Outcome::kRejected);
+  }
+}
+
+TEST_CASE("proof check: the proof of a program does not prove its mutants",
+          "[proofcheck][mutations][corpus]") {
+  const ProofFile& original = gpt2();
+  const ir::Module dist = test::parse_module(original.dist_hlo);
+  size_t tried = 0, rejected = 0;
+  for (auto kind : {test::MutationKind::kDropCollective, test::MutationKind::kSingletonGroups,
+                    test::MutationKind::kSwapOperands, test::MutationKind::kChangeConstant,
+                    test::MutationKind::kPermuteTranspose, test::MutationKind::kChangeOpcode}) {
+    for (const test::Mutation& site : test::mutation_sites(dist, kind)) {
+      auto mutant = test::apply_mutation(dist, site);
+      REQUIRE(mutant);
+      ProofFile p = original;
+      p.dist_hlo = hlo::print_module(mutant->module);
+      auto r = proofcheck::check_proof(p);
+      REQUIRE(r);
+      rejected += r->outcome == Outcome::kRejected ? 1 : 0;
+      INFO(test::mutation_kind_name(kind) << " at " << site.node);
+      CHECK(r->outcome == Outcome::kRejected);
+      ++tried;
+    }
+  }
+  CHECK(tried > 20);
+  CHECK(rejected == tried);
+}
+
+TEST_CASE("proof check: an HTML report and a session carry a proof that re-checks",
+          "[proofcheck][report][store]") {
+  const ProofFile& proof = gpt2();
+  const ir::Module ref = test::parse_module(proof.ref_hlo);
+  const ir::Module dist = test::parse_module(proof.dist_hlo);
+  test::TempDir dir;
+  const std::string html = dir.path() + "/report.html";
+  REQUIRE(report::write_report(html, {proof.result, ref, dist, proof.ref_path, proof.dist_path}));
+  auto from_html = proofcheck::read_proof(html);
+  REQUIRE(from_html);
+  CHECK(from_html->dist_hlo == proof.dist_hlo);
+  CHECK(recheck(*from_html).outcome == Outcome::kAccepted);
+
+  store::Session s;
+  s.reference = {"ref.hlo", proof.ref_hlo, {}};
+  s.distributed = {"dist.hlo", proof.dist_hlo, {}};
+  s.result = proof.result;
+  const std::string session = dir.path() + "/s.scalify";
+  REQUIRE(store::save_session(session, s));
+  auto from_session = proofcheck::read_proof(session);
+  REQUIRE(from_session);
+  CHECK(recheck(*from_session).outcome == Outcome::kAccepted);
+
+  const std::string json = dir.write("p.json", proofcheck::proof_to_json(proof).dump());
+  auto from_json = proofcheck::read_proof(json);
+  REQUIRE(from_json);
+  CHECK(recheck(*from_json).outcome == Outcome::kAccepted);
+}
+
+TEST_CASE("proof check: files that hold no proof give a clear error", "[proofcheck]") {
+  test::TempDir dir;
+  auto error_of = [](const std::string& path) {
+    auto p = proofcheck::read_proof(path);
+    REQUIRE_FALSE(p);
+    return p.error().message;
+  };
+  CHECK_THAT(error_of(dir.write("a.json", "{\"verdict\": \"equivalent\"}")),
+             Catch::Contains("not a Scalify proof"));
+  CHECK_THAT(error_of(dir.write("b.json", "{\"format\": \"scalify-check-proof-1\", ")),
+             !Catch::Contains("accepted"));
+  CHECK_THAT(error_of(dir.write("c.html", "<html><body>no proof</body></html>")),
+             Catch::Contains("embeds no proof"));
+  CHECK_THAT(error_of(dir.path() + "/missing.json"), Catch::Contains("cannot read"));
+  std::string truncated = proofcheck::proof_to_json(gpt2()).dump();
+  truncated.resize(truncated.size() / 2);
+  CHECK_FALSE(proofcheck::read_proof(dir.write("t.json", truncated)));
+  // A proof whose program does not read is bad input, not a rejected proof.
+  ProofFile bad = gpt2();
+  bad.dist_hlo = "HloModule broken\nENTRY e {\n";
+  CHECK_FALSE(proofcheck::check_proof(bad));
+}
+
+}  // namespace
+}  // namespace scalify
