@@ -63,12 +63,16 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
   connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::on_selection_changed);
 }
 
+GraphView::~GraphView() { disconnect(scene_, nullptr, this, nullptr); }
+
 void GraphView::set_model(std::shared_ptr<const GraphModel> model) {
   ++generation_;
   pending_ = 0;
   cache_.clear();
   items_.clear();
+  selecting_ = true;  // clearing a selection of several nodes is not the user's choice
   scene_->clear();
+  selecting_ = false;
   want_selected_.clear();
   model_ = std::move(model);
   level_ = kTop;
@@ -209,10 +213,24 @@ void GraphView::select_node(const std::string& name) {
   scene_->clearSelection();
   it->second->setSelected(true);
   selecting_ = false;
+  primary_ = name;
   centerOn(it->second);
 }
 
+void GraphView::select_nodes(const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  select_node(names.front());
+  selecting_ = true;
+  for (size_t i = 1; i < names.size(); ++i) {
+    if (const auto it = items_.find(names[i]); it != items_.end()) it->second->setSelected(true);
+  }
+  selecting_ = false;
+}
+
 std::string GraphView::selected_name() const {
+  if (const auto it = items_.find(primary_); it != items_.end() && it->second->isSelected()) {
+    return primary_;
+  }
   const QList<QGraphicsItem*> selected = scene_->selectedItems();
   for (QGraphicsItem* item : selected) {
     if (auto* node = dynamic_cast<NodeItem*>(item)) return node->name();

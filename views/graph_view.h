@@ -35,6 +35,8 @@ class GraphView : public QGraphicsView {
   static constexpr int64_t kTop = INT64_MIN;
 
   explicit GraphView(QWidget* parent = nullptr);
+  /// Deleting the scene's items must not report selection changes (several may be selected).
+  ~GraphView() override;
 
   /// Shows `model`'s top level (laid out in the background); nullptr clears the pane.
   void set_model(std::shared_ptr<const GraphModel> model);
@@ -47,7 +49,11 @@ class GraphView : public QGraphicsView {
   /// Selects and centres the node `name`, opening its layer first if it is inside a collapsed
   /// one (the selection then happens when the layer is laid out). Emits no nodeSelected.
   void select_node(const std::string& name);
-  /// The selected node's name, or "" (a layer box's name is its title, "layer 3").
+  /// Selects `names` (the guided walk's step): the first as select_node does, the others too
+  /// when they are drawn at the level shown. Emits no nodeSelected.
+  void select_nodes(const std::vector<std::string>& names);
+  /// The selected node's name, or "" (a layer box's name is its title, "layer 3"); of several,
+  /// the one select_node() chose while it stays selected.
   std::string selected_name() const;
   /// Shows a layer (a key of GraphModel) or kTop.
   void show_level(int64_t key);
@@ -103,6 +109,7 @@ class GraphView : public QGraphicsView {
   int pending_ = 0;            ///< layouts running for model_
   uint64_t generation_ = 0;    ///< bumped per model: a late layout of an old model is dropped
   std::string want_selected_;  ///< to select once the level it is on is shown
+  std::string primary_;        ///< the node select_node chose: selected_name() while selected
   bool selecting_ = false;     ///< selection made by select_node: not the user's
   std::unordered_map<std::string, NodeItem*> items_;
 };

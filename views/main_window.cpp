@@ -26,6 +26,7 @@
 #include <QTextBrowser>
 #include <QTextStream>
 #include <QToolBar>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cstdio>
@@ -39,6 +40,7 @@
 #include "views/check_runner.h"
 #include "views/divergence_panel.h"
 #include "views/graph_view.h"
+#include "views/guided_walk_panel.h"
 #include "views/node_marks.h"
 #include "views/notes_panel.h"
 #include "views/proof_panel.h"
@@ -180,7 +182,8 @@ void MainWindow::build_menus() {
   });
 
   // The teaching gallery: each example with its bug, or correct.
-  QMenu* examples = menuBar()->addMenu(tr("&Help"))->addMenu(tr("&Examples"));
+  help_menu_ = menuBar()->addMenu(tr("&Help"));
+  QMenu* examples = help_menu_->addMenu(tr("&Examples"));
   for (const modelgen::GalleryExample& e : modelgen::gallery()) {
     QMenu* one =
         examples->addMenu(QString::fromUtf8(e.title.data(), static_cast<int>(e.title.size())));
@@ -209,7 +212,12 @@ bool MainWindow::open_gallery_example(const std::string& name, bool with_bug) {
     example_text_ = new QTextBrowser(this);
     example_dock_ = new QDockWidget(tr("Example"), this);
     example_dock_->setObjectName(QStringLiteral("example"));
-    example_dock_->setWidget(example_text_);
+    auto* lesson = new QWidget(example_dock_);  // the walk above the explanation
+    auto* layout = new QVBoxLayout(lesson);
+    layout->addWidget(walk_);
+    layout->addWidget(example_text_, 1);
+    walk_->show();
+    example_dock_->setWidget(lesson);
     addDockWidget(Qt::RightDockWidgetArea, example_dock_);
   }
   example_text_->setMarkdown(
@@ -293,6 +301,19 @@ void MainWindow::build_proof_docks() {
   connect(timeline_, &SaturationTimeline::stepChanged, this, [this] {
     dist_view_->set_marks(timeline_->marks());
     show_in_panes(timeline_->node());
+  });
+
+  walk_ = new GuidedWalkPanel(timeline_, this);
+  walk_->hide();  // until the Example dock holds it
+  QMenu* walk_menu = help_menu_->addMenu(tr("Guided &walk"));
+  walk_menu->addActions({walk_->start_action(), walk_->back_action(), walk_->next_action()});
+  connect(walk_, &GuidedWalkPanel::nodesToShow, this, [this](const QStringList& nodes) {
+    if (nodes.isEmpty()) return;
+    std::vector<std::string> names;
+    for (const QString& n : nodes) names.push_back(n.toStdString());
+    show_in_panes(names.front());
+    dist_view_->select_nodes(names);
+    proof_->show_node(names.front());
   });
 }
 
@@ -541,6 +562,7 @@ void MainWindow::show_pair(const LoadedPair& pair) {
   dist_view_->set_marks({});
   proof_->clear();
   timeline_->clear();
+  walk_->clear();
   status_->setText(tr("reference %1: %2 instructions · distributed %3: %4 instructions")
                        .arg(QFileInfo(paths_.ref).fileName())
                        .arg(pair.ref->entry().size())
@@ -613,6 +635,7 @@ void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {
   panel_->show_result(*result_, paths_.dist);
   proof_->set_result(result_);
   timeline_->set_result(result_);
+  walk_->set_result(result_);
   if (const auto& d = result_->divergence) {
     dist_view_->select_node(d->dist_node);
     ref_view_->select_node(d->ref_node);

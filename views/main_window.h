@@ -36,6 +36,7 @@ class BijectionModel;
 class CheckRunner;
 class DivergencePanel;
 class GraphView;
+class GuidedWalkPanel;
 class NotesPanel;
 class ProofPanel;
 class SaturationTimeline;
@@ -87,6 +88,8 @@ class MainWindow : public QMainWindow {
   NotesPanel* notes_panel() const { return notes_panel_; }
   ProofPanel* proof_panel() const { return proof_; }
   SaturationTimeline* saturation_timeline() const { return timeline_; }
+  /// The guided walk of the Example dock (views/guided_walk_panel.h).
+  GuidedWalkPanel* guided_walk() const { return walk_; }
   const PairPaths& paths() const { return paths_; }
   /// The last check's result, or nullptr while checking (or after an error or a cancel).
   const verify::CheckResult* result() const { return result_.get(); }
@@ -107,7 +110,8 @@ class MainWindow : public QMainWindow {
  private:
   void build_menus();
   void build_docks();
-  /// The proof tree and the saturation timeline (views/proof_panel.h, saturation_timeline.h).
+  /// The proof tree, the saturation timeline and the guided walk that steps it
+  /// (views/proof_panel.h, saturation_timeline.h, guided_walk_panel.h).
   void build_proof_docks();
   /// Selects distributed node `name` and its reference partner, leaving the proof as it is.
   void show_in_panes(const std::string& name);
@@ -151,6 +155,8 @@ class MainWindow : public QMainWindow {
   CheckRunner* runner_;
   ProofPanel* proof_ = nullptr;
   SaturationTimeline* timeline_ = nullptr;
+  GuidedWalkPanel* walk_ = nullptr;  ///< shown in the Example dock
+  QMenu* help_menu_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_button_ = nullptr;
   QLabel* status_ = nullptr;
