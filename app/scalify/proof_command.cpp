@@ -47,8 +47,12 @@ int run_proof(std::span<const std::string_view> args, std::ostream& out, std::os
   out << path << ": accepted (" << proof->ref_path << " and " << proof->dist_path << ", mesh "
       << proof->result.mesh.to_string() << ")\n"
       << "  " << report->facts << " facts re-checked; " << report->goals << " of "
-      << report->goals_in_all << " goals proven; the proof supports: " << report->verdict << '\n'
-      << "  rests on the bijection of " << report->parameters << " parameter fact(s)";
+      << report->goals_in_all << " goals proven; the proof supports: " << report->verdict;
+  if (report->unmatched_outputs > 0) {
+    out << " (of the outputs with a counterpart; " << report->unmatched_outputs
+        << " reference output(s) have none, as the result says)";
+  }
+  out << '\n' << "  rests on the bijection of " << report->parameters << " parameter fact(s)";
   if (report->assumptions.empty()) {
     out << " and no assumption\n";
   } else {
@@ -56,7 +60,7 @@ int run_proof(std::span<const std::string_view> args, std::ostream& out, std::os
     for (const std::string& a : report->assumptions) out << "    " << a << '\n';
   }
   for (const auto& [rule, n] : report->identities) {
-    out << "  identity rule " << rule << " applied " << n << " time(s)\n";
+    out << "  rewrite " << rule << " applied " << n << " time(s)\n";
   }
   return 0;
 }

@@ -140,7 +140,7 @@ class Kernel {
     if (is_elementwise(op)) return elementwise(op);
     if (op == "broadcast" || op == "iota") return broadcast(op);
     if (op == "transpose") return transpose();
-    if (op == "reshape" || op == "bitcast") return reshape();
+    if (op == "reshape") return reshape();
     if (op == "dot") return dot();
     if (op == "reduce") return reduce();
     if (op == "slice") return slice();

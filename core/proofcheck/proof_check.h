@@ -25,14 +25,21 @@ struct ProofCheckReport {
   };
   Outcome outcome = Outcome::kRejected;
   std::string why;
-  size_t facts = 0;                          ///< facts re-checked (those the proven goals rest on)
-  size_t goals = 0;                          ///< proven goals re-checked
-  size_t goals_in_all = 0;                   ///< goals of the result
-  size_t parameters = 0;                     ///< bijection facts (the contract on the inputs)
-  std::vector<std::string> assumptions;      ///< "p16.30 partial(sum,tp): why", each once
-  std::map<std::string, size_t> identities;  ///< identity rules applied, by name
+  size_t facts = 0;         ///< facts re-checked (those the proven goals rest on)
+  size_t goals = 0;         ///< proven goals re-checked
+  size_t goals_in_all = 0;  ///< goals of the result
+  size_t parameters = 0;    ///< bijection facts (the contract on the inputs)
+  /// Reference outputs the result states have no distributed counterpart (not proven; the
+  /// verdict is about the others, as the result says).
+  size_t unmatched_outputs = 0;
+  std::vector<std::string> assumptions;  ///< "p16.30 partial(sum,tp): why", each once
+  /// The rewrites applied to reference terms, by name: identity rules of the rule files,
+  /// XLA's identities (`xla:convert-identity`), `constant-factor` (a constant factor taken out
+  /// of a linear op), `assumed-nonzero` (a guard of a value assumed not 0).
+  std::map<std::string, size_t> identities;
   /// The verdict the proof supports: "equivalent" when every reference output has a
-  /// re-checked goal; else the result's own verdict, whose goals' proofs alone were checked.
+  /// re-checked goal (or is stated unmatched); else the result's own verdict, whose goals'
+  /// proofs alone were checked.
   std::string verdict;
 };
 

@@ -144,8 +144,7 @@ std::optional<TermId> TermTable::xla_identity(const std::string& op, const std::
   }
   // XLA's semantics: these ops return their operand when the type does not change.
   if (!x.type.compatible(type)) return std::nullopt;
-  if (op == "convert" || op == "copy" || op == "reshape" || op == "bitcast" ||
-      op == "bitcast-convert") {
+  if (op == "convert" || op == "copy" || op == "reshape" || op == "bitcast-convert") {
     return args[0];
   }
   if (op == "transpose" || op == "broadcast") {
@@ -182,16 +181,30 @@ TermId TermTable::intern(const std::string& op, const std::string& attrs, const 
       }
     }
   }
+  // Two reshapes are one (both read and write in row-major order).
+  if (op == "reshape" && args.size() == 1 && terms_[args[0]].op == "reshape" &&
+      terms_[args[0]].args.size() == 1) {
+    return intern("reshape", "", type, {terms_[args[0]].args[0]});
+  }
+  if (auto pulled = pull_factor(op, attrs, type, args, instr)) return *pulled;
+  if (auto same = guarded_nonzero(op, args)) {
+    ++used_["assumed-nonzero"];
+    return *same;
+  }
+  std::optional<double> splat = instr ? scalar_literal(*instr) : std::nullopt;
+  if (op == "broadcast" && args.size() == 1 && terms_[args[0]].type.rank() == 0) {
+    splat = terms_[args[0]].splat;
+  }
+  return raw(op, attrs, type, std::move(args), splat);
+}
+
+TermId TermTable::raw(const std::string& op, const std::string& attrs, const ir::Type& type,
+                      std::vector<TermId> args, std::optional<double> splat) {
   std::string key = op + '\x1f' + attrs + '\x1f' + type.to_string(false);
   for (TermId a : args) key += '\x1f' + std::to_string(a);
   if (auto it = index_.find(key); it != index_.end()) return it->second;
-  Term t{op, attrs, type, std::move(args), std::nullopt};
-  if (instr) t.splat = scalar_literal(*instr);
-  if (op == "broadcast" && t.args.size() == 1 && terms_[t.args[0]].type.rank() == 0) {
-    t.splat = terms_[t.args[0]].splat;
-  }
   const auto id = static_cast<TermId>(terms_.size());
-  terms_.push_back(std::move(t));
+  terms_.push_back(Term{op, attrs, type, std::move(args), splat});
   index_.emplace(std::move(key), id);
   return id;
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/module.h"
@@ -67,6 +68,12 @@ class TermTable {
   /// A splat value (a broadcast scalar constant) at another shape.
   TermId resized_splat(TermId splat, const std::vector<int64_t>& dims);
 
+  /// Takes `value` (a reference value) to be non-zero, as a stated assumption says: then
+  /// `select(value != 0, value, c)` is `value`.
+  void assume_nonzero(TermId value) { nonzero_.push_back(value); }
+  /// The term `c * x` (x itself when c is 1; factors multiply).
+  TermId scaled(double c, TermId x);
+
   const Term& operator[](TermId id) const { return terms_[id]; }
   /// Identity rules applied, by name (`xla:convert-identity` for XLA's own).
   const std::unordered_map<std::string, size_t>& identities_used() const { return used_; }
@@ -75,6 +82,17 @@ class TermTable {
 
  private:
   const IdentityRule* identity_for(const ir::Instruction& instr) const;
+  /// The term itself, hash-consed, no rewriting.
+  TermId raw(const std::string& op, const std::string& attrs, const ir::Type& type,
+             std::vector<TermId> args, std::optional<double> splat);
+  /// Constant factors pulled out of linear ops (reference_scaling.cpp): `multiply(x, 2)` is
+  /// `2 * x`, `dot(2 * x, y)` is `2 * dot(x, y)`…, so that terms equal up to where a program
+  /// applies a constant factor meet. nullopt when the op takes no factor out.
+  std::optional<TermId> pull_factor(const std::string& op, const std::string& attrs,
+                                    const ir::Type& type, const std::vector<TermId>& args,
+                                    const ir::Instruction* instr);
+  /// `select(x != 0, x, c)` of an x assumed non-zero.
+  std::optional<TermId> guarded_nonzero(const std::string& op, const std::vector<TermId>& args);
   /// The operand, when the op returns it by XLA's semantics (a convert to its own type, a
   /// transpose by the identity, a slice of all of a gathered value's unpadded part…).
   std::optional<TermId> xla_identity(const std::string& op, const std::string& attrs,
@@ -83,6 +101,7 @@ class TermTable {
 
   std::vector<IdentityRule> identities_;
   std::unordered_map<std::string, size_t> used_;
+  std::vector<TermId> nonzero_;
   std::vector<Term> terms_;
   std::unordered_map<std::string, TermId> index_;
   std::unordered_map<const ir::Module*, std::vector<std::optional<TermId>>> nodes_;
