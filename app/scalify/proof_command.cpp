@@ -47,12 +47,20 @@ int run_proof(std::span<const std::string_view> args, std::ostream& out, std::os
   out << path << ": accepted (" << proof->ref_path << " and " << proof->dist_path << ", mesh "
       << proof->result.mesh.to_string() << ")\n"
       << "  " << report->facts << " facts re-checked; " << report->goals << " of "
-      << report->goals_in_all << " goals proven; the proof supports: " << report->verdict;
+      << report->goals_in_all << " goals proven";
+  if (report->verdict == "equivalent") out << "; the proof supports: equivalent";
   if (report->unmatched_outputs > 0) {
     out << " (of the outputs with a counterpart; " << report->unmatched_outputs
         << " reference output(s) have none, as the result says)";
   }
-  out << '\n' << "  rests on the bijection of " << report->parameters << " parameter fact(s)";
+  out << '\n';
+  if (report->verdict != "equivalent") {
+    // Where the checker stopped is the absence of a proof, not a proof: nothing to re-check.
+    const auto& d = proof->result.divergence;
+    out << "  only the proven goals were re-checked: the result is " << report->verdict
+        << (d ? " at " + d->dist_node : std::string()) << ", which no proof shows\n";
+  }
+  out << "  rests on the bijection of " << report->parameters << " parameter fact(s)";
   if (report->assumptions.empty()) {
     out << " and no assumption\n";
   } else {

@@ -84,3 +84,17 @@ TEST_CASE("proof verify: usage and bad input exit 2", "[app][proof]") {
   CHECK(foreign.exit_code == 2);
   CHECK_THAT(foreign.err, Catch::Contains("not a Scalify proof"));
 }
+
+TEST_CASE("proof verify: a divergent result's proven goals only, said so", "[app][proof]") {
+  scalify::test::TempDir dir;
+  REQUIRE(run_cli("gen example mlp-column-row --out " + dir.path() + "/mlp").exit_code == 0);
+  const std::string bug = dir.path() + "/mlp/bug/";
+  const std::string proof = dir.path() + "/bug.json";
+  REQUIRE(run_cli("check --no-cache " + bug + "ref.hlo " + bug + "dist.hlo --proof " + proof)
+              .exit_code == 1);
+  const auto r = run_cli("proof verify " + proof);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("only the proven goals were re-checked: the result is "
+                                    "divergent at add."));
+  CHECK_THAT(r.out, !Catch::Contains("the proof supports"));
+}
