@@ -34,6 +34,7 @@ DivergencePanel::DivergencePanel(QWidget* parent)
     : QWidget(parent),
       verdict_(new QLabel(this)),
       details_(new QLabel(this)),
+      recheck_(new QLabel(this)),
       source_(new QPlainTextEdit(this)) {
   auto* layout = new QVBoxLayout(this);
   QFont big = verdict_->font();
@@ -46,7 +47,11 @@ DivergencePanel::DivergencePanel(QWidget* parent)
   source_->setReadOnly(true);
   source_->setLineWrapMode(QPlainTextEdit::NoWrap);
   source_->setFont(QFont(QStringLiteral("monospace")));
+  recheck_->setWordWrap(true);
+  recheck_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  recheck_->hide();
   layout->addWidget(verdict_);
+  layout->addWidget(recheck_);
   layout->addWidget(details_);
   layout->addWidget(source_, 1);
   show_message(tr("no result yet"));
@@ -54,9 +59,24 @@ DivergencePanel::DivergencePanel(QWidget* parent)
 
 QString DivergencePanel::verdict_text() const { return verdict_->text(); }
 
+QString DivergencePanel::recheck_text() const {
+  return recheck_->isHidden() ? QString() : recheck_->text();
+}
+
+void DivergencePanel::show_recheck(int outcome, const QString& summary) {
+  // ProofRecheck::Outcome: accepted, rejected, not checkable, error.
+  static const char* const kColours[] = {"#1e7b45", "#c0321f", "#6b7280", "#6b7280"};
+  const int i = outcome >= 0 && outcome < 4 ? outcome : 3;
+  recheck_->setStyleSheet(QStringLiteral("color: %1;").arg(QLatin1String(kColours[i])));
+  recheck_->setText(summary);
+  recheck_->show();
+}
+
 void DivergencePanel::show_message(const QString& verdict, const QString& detail) {
   verdict_->setText(verdict);
   verdict_->setStyleSheet({});
+  recheck_->clear();
+  recheck_->hide();
   details_->setText(detail.toHtmlEscaped());
   source_->clear();
   source_->hide();

@@ -24,6 +24,11 @@ class DivergencePanel : public QWidget {
   /// Shows a state instead of a result ("checking…", "cancelled", an error).
   void show_message(const QString& verdict, const QString& detail = {});
 
+  /// Shows what the independent proof checker said of the result's proof, under the verdict
+  /// (green when it agrees, red when it rejects the proof, grey when it cannot tell).
+  void show_recheck(int outcome, const QString& summary);
+  QString recheck_text() const;
+
   QString verdict_text() const;
   /// The source file shown, or "" when only the metadata is.
   QString source_path() const { return source_path_; }
@@ -37,6 +42,7 @@ class DivergencePanel : public QWidget {
 
   QLabel* verdict_;
   QLabel* details_;
+  QLabel* recheck_;
   QPlainTextEdit* source_;
   QString source_path_;
   int source_line_ = -1;

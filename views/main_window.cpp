@@ -44,6 +44,7 @@
 #include "views/node_marks.h"
 #include "views/notes_panel.h"
 #include "views/proof_panel.h"
+#include "views/proof_recheck.h"
 #include "views/saturation_timeline.h"
 
 namespace scalify::views {
@@ -81,7 +82,8 @@ MainWindow::MainWindow(QWidget* parent)
       bijection_(new BijectionModel(this)),
       panel_(new DivergencePanel(this)),
       notes_panel_(new NotesPanel(this)),
-      runner_(new CheckRunner(this)) {
+      runner_(new CheckRunner(this)),
+      recheck_(new ProofRecheck(this)) {
   setWindowTitle(tr("Scalify Studio"));
   setAcceptDrops(true);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -113,6 +115,10 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runner_, &CheckRunner::progress, this, &MainWindow::on_progress);
   connect(runner_, &CheckRunner::staged, this, &MainWindow::on_staged);
   connect(runner_, &CheckRunner::finished, this, &MainWindow::on_result);
+  connect(recheck_, &ProofRecheck::finished, this, [this](int outcome, const QString& summary) {
+    panel_->show_recheck(outcome, summary);
+    statusBar()->showMessage(summary, 8000);
+  });
   connect(runner_, &CheckRunner::failed, this, [this](const QString& message) {
     on_check_ended(tr("error"), message);
     show_error(tr("The check failed"), message);
@@ -563,6 +569,7 @@ void MainWindow::show_pair(const LoadedPair& pair) {
   proof_->clear();
   timeline_->clear();
   walk_->clear();
+  recheck_->cancel();
   status_->setText(tr("reference %1: %2 instructions · distributed %3: %4 instructions")
                        .arg(QFileInfo(paths_.ref).fileName())
                        .arg(pair.ref->entry().size())
@@ -588,6 +595,7 @@ void MainWindow::start_check() {
   progress_->setRange(0, 0);
   progress_->show();
   cancel_button_->setEnabled(true);
+  recheck_->cancel();  // its answer would be about the result this check replaces
   runner_->start(ref_module_, dist_module_, paths_.dist, bijection_->spec());
 }
 
@@ -636,6 +644,7 @@ void MainWindow::on_result(std::shared_ptr<const verify::CheckResult> result) {
   proof_->set_result(result_);
   timeline_->set_result(result_);
   walk_->set_result(result_);
+  recheck_->start(ref_text_, dist_text_, paths_.ref, paths_.dist, result_);
   if (const auto& d = result_->divergence) {
     dist_view_->select_node(d->dist_node);
     ref_view_->select_node(d->ref_node);
@@ -657,7 +666,8 @@ void MainWindow::on_check_ended(const QString& verdict, const QString& detail) {
 void MainWindow::cancel_check() { runner_->cancel(); }
 
 bool MainWindow::idle() const {
-  return !loading_ && !runner_->running() && !ref_view_->busy() && !dist_view_->busy();
+  return !loading_ && !runner_->running() && !recheck_->running() && !ref_view_->busy() &&
+         !dist_view_->busy();
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {

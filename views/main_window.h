@@ -39,6 +39,7 @@ class GraphView;
 class GuidedWalkPanel;
 class NotesPanel;
 class ProofPanel;
+class ProofRecheck;
 class SaturationTimeline;
 
 class MainWindow : public QMainWindow {
@@ -153,6 +154,7 @@ class MainWindow : public QMainWindow {
   DivergencePanel* panel_;
   NotesPanel* notes_panel_;
   CheckRunner* runner_;
+  ProofRecheck* recheck_;  ///< the independent checker's second opinion on each result
   ProofPanel* proof_ = nullptr;
   SaturationTimeline* timeline_ = nullptr;
   GuidedWalkPanel* walk_ = nullptr;  ///< shown in the Example dock
