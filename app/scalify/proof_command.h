@@ -7,7 +7,7 @@
 
 namespace scalify::cli {
 
-inline constexpr std::string_view kProofUsage = "proof verify FILE";
+inline constexpr std::string_view kProofUsage = "proof verify FILE [--json]";
 inline constexpr std::string_view kProofHelp =
     "re-check an exported proof (check --proof, a report, a session) independently";
 

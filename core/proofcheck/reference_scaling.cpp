@@ -33,12 +33,12 @@ bool linear_in_first(const std::string& op) {
 }  // namespace
 
 TermId TermTable::scaled(double c, TermId x) {
-  ++used_["constant-factor"];
   if (terms_[x].op == "scale") {
     c *= std::stod(terms_[x].attrs.substr(2));
     x = terms_[x].args[0];
   }
   if (c == 1) return x;
+  ++used_["constant-factor"];
   const ir::Type type = terms_[x].type;
   return raw("scale", factor_text(c), type, {x}, std::nullopt);
 }

@@ -98,3 +98,21 @@ TEST_CASE("proof verify: a divergent result's proven goals only, said so", "[app
                                     "divergent at add."));
   CHECK_THAT(r.out, !Catch::Contains("the proof supports"));
 }
+
+TEST_CASE("proof verify --json: one object with the outcome and what it rests on", "[app][proof]") {
+  scalify::test::TempDir dir;
+  const std::string proof = dir.path() + "/gpt2.json";
+  REQUIRE(run_cli("check --no-cache " + pair_args("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo") +
+                  " --proof " + proof)
+              .exit_code == 0);
+  const auto r = run_cli("proof verify --json " + proof);
+  REQUIRE(r.exit_code == 0);
+  auto v = scalify::json::parse(r.out);
+  REQUIRE(v);
+  CHECK((*v)["outcome"].as_string() == "accepted");
+  CHECK((*v)["supports"].as_string() == "equivalent");
+  CHECK((*v)["goals_proven"].as_int() == 3);
+  CHECK((*v)["facts"].as_int() > 100);
+  CHECK((*v)["assumptions"].as_array().size() == 2);
+  CHECK((*v)["rewrites"].find("neuron-transfer-identity") != nullptr);
+}
