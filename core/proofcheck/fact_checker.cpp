@@ -1,0 +1,386 @@
+// The independent proof checker's facts (fact_checker.h): one rule at a time, from the
+// programs and the stated contract alone.
+#include "proofcheck/fact_checker.h"
+
+#include <algorithm>
+
+#include "proofcheck/layout_steps.h"
+#include "proofcheck/rank_offsets.h"
+
+namespace scalify::proofcheck::detail {
+
+using verify::AxisLayout;
+using verify::DerivedFact;
+using verify::Layout;
+
+std::optional<Failure> FactChecker::add(const DerivedFact& f) {
+  const auto failed = [&](const std::string& why, bool unsupported = false) {
+    return Failure("fact [" + std::to_string(f.index) + "] " + verify::value_name(f) + " (" +
+                       f.rule + "): " + why,
+                   unsupported);
+  };
+  auto t = check_fact(f);
+  if (auto* no = std::get_if<Failure>(&t)) return failed(no->why, no->unsupported);
+  const TermId term = std::get<TermId>(t);
+  // The value's shape must be the reference value's, split as the layout says.
+  const ir::Type& whole = dist_.entry()[*dist_.entry().find(f.dist)].type;
+  const ir::Type& local =
+      f.element >= 0 && whole.is_tuple() && static_cast<size_t>(f.element) < whole.elements().size()
+          ? whole.elements()[static_cast<size_t>(f.element)]
+          : whole;
+  const ir::Type& ref_type = terms_[term].type;
+  const auto dims = local.is_array() ? f.layout.reference_dims(local.dims(), mesh_)
+                                     : std::optional<std::vector<int64_t>>();
+  if (!dims || !ref_type.is_array() || *dims != ref_type.dims() ||
+      local.dtype() != ref_type.dtype()) {
+    return failed("a " + local.to_string(false) + " in layout " + f.layout.to_string(mesh_) +
+                  " cannot hold the reference value " + ref_type.to_string(false));
+  }
+  if (!f.ref.empty()) {
+    const auto named = reference_term(f.ref, f.element);
+    if (!named || *named != term) {
+      return failed("its value is " + terms_.describe(term) + ", not reference node '" + f.ref +
+                    "'");
+    }
+  }
+  known_[f.index] = term;
+  if (f.rule == "bijection") ++parameters_;
+  return std::nullopt;
+}
+
+std::optional<TermId> FactChecker::reference_term(const std::string& name, int64_t element) {
+  const auto id = ref_.entry().find(name);
+  if (!id) return std::nullopt;
+  TermId t = terms_.of_node(ref_, *id);
+  const ir::Type& type = ref_.entry()[*id].type;
+  if (element >= 0 && type.is_tuple() && static_cast<size_t>(element) < type.elements().size()) {
+    const ir::Instruction& node = ref_.entry()[*id];
+    if (node.opcode == ir::Opcode::kTuple) {
+      return terms_.of_node(ref_, node.operands[static_cast<size_t>(element)]);
+    }
+    t = terms_.intern("get-tuple-element", "index=" + std::to_string(element),
+                      type.elements()[static_cast<size_t>(element)], {t});
+  }
+  return t;
+}
+
+FactCheck FactChecker::parameter_term(const verify::BijectionEntry& b) {
+  const auto id = ref_.entry().find(b.ref);
+  if (!id || ref_.entry()[*id].opcode != ir::Opcode::kParameter) {
+    return "the bijection binds '" + b.ref + "', not a parameter of the reference program";
+  }
+  TermId t = terms_.of_node(ref_, *id);
+  ir::Type type = ref_.entry()[*id].type;
+  if (!b.reshape.empty()) {
+    type.set_dims(b.reshape);
+    if (type.element_count() != ref_.entry()[*id].type.element_count()) {
+      return std::string("the bijection reshapes the parameter to another size");
+    }
+    t = terms_.intern("reshape", "", type, {t});
+  }
+  if (!b.permutation.empty()) {
+    std::vector<int64_t> dims;
+    std::string perm;
+    for (int64_t p : b.permutation) {
+      if (p < 0 || p >= type.rank()) return std::string("the bijection's permutation is bad");
+      dims.push_back(type.dim(p));
+      perm += (perm.empty() ? "" : ",") + std::to_string(p);
+    }
+    type.set_dims(dims);
+    t = terms_.intern("transpose", "dimensions={" + perm + "}", type, {t});
+  }
+  return t;
+}
+
+/// The balanced-partials assumption (verify/checker_balanced.cpp): a partial sum S over an axis
+/// of n ranks, stated to be the same on every rank, is S/n on each, replicated.
+FactCheck FactChecker::balanced_share(const DerivedFact& f) {
+  const auto axis = mesh_.find(f.rule.substr(kShare.size()));
+  if (!axis || f.premises.size() != 1) return Failure("names no mesh axis, or no one premise");
+  const DerivedFact& p = premise(f, 0);
+  Layout partial = Layout::on(mesh_, *axis, AxisLayout::partial(verify::ReduceOp::kSum));
+  if (p.dist != f.dist || p.element != f.element || !(p.layout == partial) || !f.layout.is_rep()) {
+    return Failure("the premise is not this value's partial sum over " + mesh_.name(*axis));
+  }
+  const bool stated = std::any_of(r_.assumptions.begin(), r_.assumptions.end(), [&](auto& a) {
+    return a.dist == f.dist && a.layout == f.layout;
+  });
+  if (!stated) return Failure("not a stated assumption");
+  for (const auto& a : r_.assumptions) {
+    if (a.dist == f.dist && a.layout == f.layout) {
+      assumptions_.insert(f.dist + " " + f.layout.to_string(mesh_) + ": " + a.why);
+    }
+  }
+  return terms_.scaled(1.0 / static_cast<double>(mesh_.size(*axis)), *known_[p.index]);
+}
+
+/// select(x != 0, x, c) is x when x is assumed not 0: a stated assumption about the reference
+/// value x's share stands for.
+FactCheck FactChecker::nonzero_guard(const DerivedFact& f, const ir::Instruction& instr) {
+  const ir::Computation& d = dist_.entry();
+  if (instr.opcode != ir::Opcode::kSelect || instr.operands.size() != 3 || f.premises.size() != 1 ||
+      !f.layout.is_rep() || !premise(f, 0).layout.is_rep() ||
+      premise(f, 0).dist != d[instr.operands[1]].name) {
+    return Failure("not select(x != 0, x, c) of its replicated premise x");
+  }
+  const ir::Instruction& test = d[instr.operands[0]];
+  const auto* direction = test.get<ir::Word>("direction");
+  auto zero = [&](ir::InstrId z) {
+    const ir::Instruction& c = d[z].opcode == ir::Opcode::kBroadcast ? d[d[z].operands[0]] : d[z];
+    return c.opcode == ir::Opcode::kConstant && c.type.rank() == 0 &&
+           (c.literal == "0" || c.literal == "0.0" || c.literal == "-0");
+  };
+  const ir::InstrId x = instr.operands[1];
+  const bool guard = test.opcode == ir::Opcode::kCompare && direction && direction->text == "NE" &&
+                     test.operands.size() == 2 &&
+                     ((test.operands[0] == x && zero(test.operands[1])) ||
+                      (test.operands[1] == x && zero(test.operands[0])));
+  if (!guard) return Failure("not select(x != 0, x, c)");
+  // The assumption names the reference value; x holds it, perhaps scaled by a share.
+  const TermId held = *known_[f.premises[0]];
+  const TermId value = terms_[held].op == "scale" ? terms_[held].args[0] : held;
+  for (const auto& a : r_.assumptions) {
+    const auto named = reference_term(a.dist, -1);
+    if (named && *named == value && a.layout.is_rep()) {
+      terms_.assume_nonzero(value);
+      assumptions_.insert(a.dist + " " + a.layout.to_string(mesh_) + ": " + a.why);
+      return held;
+    }
+  }
+  return Failure("no stated assumption says the value is not 0");
+}
+
+/// dynamic-slice(x, offsets) with x replicated and the offset along one dim the device's
+/// coordinate on one mesh axis times the slice size (whole dims elsewhere): each rank's shard.
+FactCheck FactChecker::slice_by_rank(const DerivedFact& f, const ir::Instruction& instr) {
+  const ir::Computation& d = dist_.entry();
+  if (instr.opcode != ir::Opcode::kDynamicSlice || f.premises.size() != 1 ||
+      instr.operands.size() < 2 || premise(f, 0).dist != d[instr.operands[0]].name ||
+      !premise(f, 0).layout.is_rep()) {
+    return Failure("not a dynamic-slice of its replicated premise");
+  }
+  const ir::Type& x = d[instr.operands[0]].type;
+  const int64_t devices = mesh_.device_count();
+  std::optional<std::pair<int32_t, size_t>> shard;  // dim, axis
+  for (size_t k = 1; k < instr.operands.size(); ++k) {
+    const auto dim = static_cast<int64_t>(k - 1);
+    auto offsets = device_values(dist_, instr.operands[k], devices);
+    if (!offsets)
+      return Failure("offset " + std::to_string(dim) +
+                     " is not computed from the "
+                     "device number by arithmetic the proof checker evaluates");
+    const int64_t size = instr.type.dim(dim);
+    if (size == x.dim(dim) &&
+        std::all_of(offsets->begin(), offsets->end(), [](int64_t o) { return o == 0; })) {
+      continue;
+    }
+    bool found = false;
+    for (size_t a = 0; a < mesh_.rank() && !found; ++a) {
+      if (mesh_.size(a) * size != x.dim(dim)) continue;
+      found = true;
+      for (int64_t dev = 0; dev < devices; ++dev) {
+        found = found && (*offsets)[static_cast<size_t>(dev)] == mesh_.coordinate(dev, a) * size;
+      }
+      if (found) {
+        if (shard) return Failure("two dims move with the rank");
+        shard = std::pair{static_cast<int32_t>(dim), a};
+      }
+    }
+    if (!found) {
+      return Failure("its offsets along dimension " + std::to_string(dim) +
+                     " are not each rank's shard in the order of a mesh axis");
+    }
+  }
+  if (!shard) return Failure("no offset moves with the rank");
+  if (!(f.layout == Layout::on(mesh_, shard->second, AxisLayout::shard(shard->first)))) {
+    return "each rank takes shard(" + std::to_string(shard->first) + "," +
+           mesh_.name(shard->second) + "), not " + f.layout.to_string(mesh_);
+  }
+  return *known_[f.premises[0]];
+}
+
+FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& instr,
+                                  const DerivedFact& p) {
+  using ir::Opcode;
+  const Opcode op = instr.opcode;
+  const TermId x = *known_[p.index];
+  if (f.rule == "async-done") {
+    if (!(p.layout == f.layout)) return std::string("the done half keeps its start's layout");
+    return x;
+  }
+  if (f.rule == "collective-permute") {
+    const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
+    std::vector<bool> receives(static_cast<size_t>(mesh_.device_count()), false);
+    for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
+      if (to >= 0 && to < mesh_.device_count()) receives[static_cast<size_t>(to)] = true;
+    }
+    if (!p.layout.is_rep() || !f.layout.is_rep() ||
+        std::find(receives.begin(), receives.end(), false) != receives.end()) {
+      return std::string(
+          "a permutation keeps a value only when it is replicated and every "
+          "device receives one");
+    }
+    return x;
+  }
+  const ir::ReplicaGroups none;
+  const ir::ReplicaGroups* groups = instr.replica_groups();
+  const auto axes = mesh_.axes_of(groups ? *groups : none);
+  if (!axes) return "its replica groups are not the groups of any axes of " + mesh_.to_string();
+  Layout want = p.layout;
+  const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
+  const bool gather = op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
+  if (reduce) {
+    const auto c = reduction_of(dist_, instr);
+    if (!c) return std::string("its reducer is not one sum, max, min or product");
+    for (size_t a : *axes) {
+      const AxisLayout& q = p.layout.axes[a];
+      const bool idempotent =
+          q.is_rep() && (*c == verify::ReduceOp::kMax || *c == verify::ReduceOp::kMin);
+      if (!(q.is_partial() && q.op == *c) && !idempotent) {
+        return "its operand is " + p.layout.to_string(mesh_) + ", which the all-reduce over " +
+               mesh_.name(a) + " does not combine into the whole value";
+      }
+      want.axes[a] = AxisLayout::rep();
+    }
+  } else if (gather || op == Opcode::kReduceScatter) {
+    const ir::DimList& dims = instr.dims_attr("dimensions");
+    if (dims.size() != 1 || axes->size() != 1) {
+      return std::string("a gather or scatter over one dimension and one mesh axis");
+    }
+    const size_t a = axes->front();
+    const auto d = static_cast<int32_t>(dims[0]);
+    const AxisLayout& q = p.layout.axes[a];
+    for (size_t b = 0; b < mesh_.rank(); ++b) {
+      if (b != a && p.layout.axes[b].is_shard() && p.layout.axes[b].dim == d) {
+        return "dimension " + std::to_string(d) + " is also sharded over " + mesh_.name(b);
+      }
+    }
+    if (gather) {
+      if (!q.is_shard() || q.dim != d) {
+        return "its operand is " + p.layout.to_string(mesh_) + " but it gathers dimension " +
+               std::to_string(d) + " over " + mesh_.name(a);
+      }
+      want.axes[a] = AxisLayout::rep();
+      if (q.full >= 0) {
+        // Padded shards gather into the value followed by padding nobody knows.
+        ir::Type padded = terms_[x].type;
+        std::vector<int64_t> extent = padded.dims();
+        extent[static_cast<size_t>(d)] = instr.type.dim(d);
+        padded.set_dims(extent);
+        if (!(want == f.layout)) return std::string("a gather of padded shards is replicated");
+        return terms_.intern("padded", "dim=" + std::to_string(d), padded, {x});
+      }
+    } else {
+      const auto c = reduction_of(dist_, instr);
+      if (!q.is_partial() || !c || q.op != *c) {
+        return "its operand is " + p.layout.to_string(mesh_) + ", not a partial value it reduces";
+      }
+      want.axes[a] = AxisLayout::shard(d);
+    }
+  } else {
+    return Failure("`" + instr.opcode_text() + "` is not re-checked yet", true);
+  }
+  if (!(want == f.layout)) {
+    return "from " + p.layout.to_string(mesh_) + " it gives " + want.to_string(mesh_) + ", not " +
+           f.layout.to_string(mesh_);
+  }
+  return x;
+}
+
+FactCheck FactChecker::check_fact(const DerivedFact& f) {
+  const ir::Computation& d = dist_.entry();
+  const auto id = d.find(f.dist);
+  if (!id) return "the distributed program has no node '" + f.dist + "'";
+  const ir::Instruction& instr = d[*id];
+  for (size_t k : f.premises) {
+    if (k >= f.index || !known_[k]) return "premise [" + std::to_string(k) + "] comes later";
+  }
+  auto premise_is = [&](size_t k, ir::InstrId operand, int64_t element) {
+    const DerivedFact& p = premise(f, k);
+    return p.dist == d[operand].name && p.element == element;
+  };
+  const std::string& rule = f.rule;
+  if (rule == "bijection" || rule.starts_with("assumption")) {
+    // The contract on the inputs (and the result's assumptions): stated, not derived.
+    const auto bound = std::find_if(r_.bijection.begin(), r_.bijection.end(), [&](const auto& b) {
+      return b.dist == f.dist && b.layout == f.layout;
+    });
+    const auto assumed =
+        std::find_if(r_.assumptions.begin(), r_.assumptions.end(),
+                     [&](const auto& a) { return a.dist == f.dist && a.layout == f.layout; });
+    if (rule == "bijection" &&
+        (bound == r_.bijection.end() || instr.opcode != ir::Opcode::kParameter)) {
+      return std::string("not an entry of the bijection");
+    }
+    if (rule.starts_with(kShare)) return balanced_share(f);
+    if (rule.starts_with("assumption: '") && rule.ends_with("' is not 0")) {
+      return nonzero_guard(f, instr);
+    }
+    if (rule != "bijection" && rule != "assumption") {
+      return Failure("no rule is called '" + rule + "'");
+    }
+    if (rule != "bijection") {
+      if (assumed == r_.assumptions.end()) return std::string("not a stated assumption");
+      assumptions_.insert(f.dist + " " + f.layout.to_string(mesh_) + ": " + assumed->why);
+    }
+    if (bound != r_.bijection.end() && instr.opcode == ir::Opcode::kParameter) {
+      return parameter_term(*bound);
+    }
+    if (!f.ref.empty()) {
+      auto t = reference_term(f.ref, -1);
+      if (!t) return "the reference program has no node '" + f.ref + "'";
+      return *t;
+    }
+    if (f.premises.size() == 1) return *known_[f.premises[0]];
+    return std::string("an assumption about a value the proof does not name");
+  }
+  if (rule == "tuple" || rule == "get-tuple-element") {
+    if (f.premises.size() != 1 || !(premise(f, 0).layout == f.layout)) {
+      return std::string("a copy keeps one premise's layout");
+    }
+    const bool wired = rule == "tuple"
+                           ? instr.opcode == ir::Opcode::kTuple && f.element >= 0 &&
+                                 static_cast<size_t>(f.element) < instr.operands.size() &&
+                                 premise_is(0, instr.operands[static_cast<size_t>(f.element)], -1)
+                           : instr.opcode == ir::Opcode::kGetTupleElement &&
+                                 instr.get<int64_t>("index") &&
+                                 premise_is(0, instr.operands[0], *instr.get<int64_t>("index"));
+    if (!wired) return "the premise is not the " + rule + "'s operand";
+    return *known_[f.premises[0]];
+  }
+  if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
+  if (ir::is_collective(instr.opcode)) {
+    // Element by element for a tuple-valued collective.
+    const size_t operand = f.element >= 0 ? static_cast<size_t>(f.element) : 0;
+    if (f.premises.size() != 1 || operand >= instr.operands.size() ||
+        !premise_is(0, instr.operands[operand], -1)) {
+      return std::string("the premise is not the collective's operand");
+    }
+    return collective(f, instr, premise(f, 0));
+  }
+  if (rule.starts_with("factor:") || rule == "broadcast-as-shard") {
+    if (rule.starts_with("factor:") && rule.substr(7) != instr.opcode_text()) {
+      return "the node is a `" + instr.opcode_text() + "`";
+    }
+    if (f.premises.size() != instr.operands.size()) {
+      return std::string("the step does not name one premise per operand");
+    }
+    std::vector<Layout> layouts;
+    std::vector<TermId> terms;
+    for (size_t k = 0; k < f.premises.size(); ++k) {
+      if (!premise_is(k, instr.operands[k], -1)) {
+        return "premise [" + std::to_string(f.premises[k]) + "] is not operand " +
+               std::to_string(k);
+      }
+      layouts.push_back(premise(f, k).layout);
+      terms.push_back(*known_[f.premises[k]]);
+    }
+    const StepCheck c =
+        check_step(terms_, {dist_, instr, layouts, terms, f.layout, f.element, mesh_});
+    if (!c.term) return Failure(c.why, c.unsupported);
+    return *c.term;
+  }
+  return Failure("no rule is called '" + rule + "'");
+}
+
+}  // namespace scalify::proofcheck::detail
