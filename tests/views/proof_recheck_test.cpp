@@ -23,15 +23,10 @@ using test::wait_until;
 }  // namespace
 
 TEST_CASE("MainWindow: the independent checker re-checks each proven result") {
-  QTemporaryDir dir;
-  QString error;
-  const PairPaths paths = write_llama_pair(test::tiny_llama(1), dir.path(), &error);
-  REQUIRE(error.isEmpty());
   MainWindow w;
   w.set_interactive(false);
-  QSignalSpy done(&w, &MainWindow::checkDone);
-  w.open_pair(paths);
-  REQUIRE(wait_until([&] { return done.count() > 0 && w.idle(); }));
+  QTemporaryDir dir;
+  REQUIRE(test::open_generated(w, test::tiny_llama(1), dir.path()));
   REQUIRE(w.result());
   REQUIRE(w.result()->verdict == verify::Verdict::kEquivalent);
   CHECK(w.divergence_panel()->recheck_text().startsWith("proof re-checked independently: "));
@@ -39,12 +34,7 @@ TEST_CASE("MainWindow: the independent checker re-checks each proven result") {
 
   // The same pair with a planted bug: nothing proven, nothing to re-check.
   QTemporaryDir bug_dir;
-  const PairPaths bug =
-      write_llama_pair(test::tiny_llama(1, "missing-allreduce@0"), bug_dir.path(), &error);
-  REQUIRE(error.isEmpty());
-  const int before = done.count();
-  w.open_pair(bug);
-  REQUIRE(wait_until([&] { return done.count() > before && w.idle(); }));
+  REQUIRE(test::open_generated(w, test::tiny_llama(1, "missing-allreduce@0"), bug_dir.path()));
   REQUIRE(w.result());
   REQUIRE(w.result()->verdict == verify::Verdict::kDivergent);
   CHECK(w.divergence_panel()->recheck_text().isEmpty());

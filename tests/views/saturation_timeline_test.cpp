@@ -111,16 +111,10 @@ TEST_CASE("SaturationTimeline: step 0 lights the first fact's node, the last ste
 }
 
 TEST_CASE("MainWindow: the timeline fades the distributed pane; a proof row selects its node") {
-  QTemporaryDir dir;
-  const modelgen::GenOptions options = test::tiny_llama(1);
-  QString error;
-  const PairPaths paths = write_llama_pair(options, dir.path(), &error);
-  REQUIRE(error.isEmpty());
   MainWindow w;
   w.set_interactive(false);
-  QSignalSpy done(&w, &MainWindow::checkDone);
-  w.open_pair(paths);
-  REQUIRE(wait_until([&] { return done.count() > 0 && w.idle(); }));
+  QTemporaryDir dir;
+  REQUIRE(test::open_generated(w, test::tiny_llama(1), dir.path()));
   REQUIRE(w.result());
   REQUIRE(w.result()->verdict == verify::Verdict::kEquivalent);
   GraphView* dist = w.distributed_view();
