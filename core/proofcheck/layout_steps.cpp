@@ -72,7 +72,8 @@ bool is_elementwise(std::string_view op) {
                  "shift-left",
                  "shift-right-logical",
                  "shift-right-arithmetic",
-                 "popcnt"});
+                 "popcnt",
+                 "count-leading-zeros"});
 }
 
 }  // namespace
@@ -130,6 +131,21 @@ bool elementwise_call(const ir::Instruction& instr) {
          *target == "AwsNeuronGelu";
 }
 
+/// The axis of AWS Neuron's RMS norm (x, weight, epsilon; backend_config the axis), when
+/// `instr` is one: it normalises each row along the axis.
+std::optional<int64_t> rms_norm_axis(const ir::Instruction& instr) {
+  const auto* target = instr.get<std::string>("custom_call_target");
+  const auto* config = instr.get<std::string>("backend_config");
+  if (instr.opcode != ir::Opcode::kCustomCall || !target || *target != "AwsNeuronRmsNorm" ||
+      instr.operands.size() != 3 || !config || config->empty() ||
+      !std::all_of(config->begin(), config->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  const int64_t axis = std::stoll(*config);
+  if (axis >= instr.type.rank()) return std::nullopt;
+  return axis;
+}
+
 class Kernel {
  public:
   Kernel(TermTable& terms, const Step& s, ir::Type ref_type)
@@ -146,7 +162,13 @@ class Kernel {
     if (op == "slice") return slice();
     if (op == "concatenate") return concatenate();
     if (op == "scatter") return scatter();
+    if (op == "pad") return pad();
+    if (op == "reverse") return reverse();
+    if (op == "dynamic-slice") return dynamic_slice();
+    if (op == "dynamic-update-slice") return dynamic_update_slice();
+    if (op == "gather") return gather();
     if (elementwise_call(s_.instr)) return elementwise("custom-call");
+    if (rms_norm_axis(s_.instr)) return rms_norm(*rms_norm_axis(s_.instr));
     return unsupported("the proof checker has no rule for `" + op +
                        "` on values that are not "
                        "replicated");
@@ -485,7 +507,10 @@ class Kernel {
   StepCheck scatter() {
     if (s_.instr.operands.size() != 3) return unsupported("a scatter of several operands");
     const ir::DimList& window = s_.instr.dims_attr("update_window_dims");
-    const ir::DimList& inserted = s_.instr.dims_attr("inserted_window_dims");
+    // Batching dims, like inserted ones, have no window dim in the update.
+    ir::DimList inserted = s_.instr.dims_attr("inserted_window_dims");
+    const ir::DimList& batching = s_.instr.dims_attr("input_batching_dims");
+    inserted.insert(inserted.end(), batching.begin(), batching.end());
     const ir::DimList& scattered = s_.instr.dims_attr("scatter_dims_to_operand_dims");
     const ir::Computation& c = s_.dist.entry();
     const ir::Type& local = c[s_.instr.operands[0]].type;
@@ -521,6 +546,171 @@ class Kernel {
     }
     std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
     return {make(std::move(args)), ""};
+  }
+
+  /// RMS norm along `axis`: rows along other dims are normalised each on their own, so those
+  /// dims may be sharded; the axis may not, and weight and epsilon are replicated.
+  StepCheck rms_norm(int64_t axis) {
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      if (!operand(1, a).is_rep() || !operand(2, a).is_rep()) {
+        return refuse("the weight and epsilon of an RMS norm must be rep");
+      }
+      if (!(operand(0, a) == q) || q.is_partial() || (q.is_shard() && q.dim == axis)) {
+        return refuse(said(0, a) + ": an RMS norm along dimension " + std::to_string(axis) +
+                      " keeps only shards of other dims, not " + claim(a));
+      }
+    }
+    return {make({s_.terms[0], s_.terms[1], s_.terms[2]}), ""};
+  }
+
+  /// Sets entry `dim` of DimList attribute `key` of `instr` to the reference extent `extent` (a
+  /// slice size along a dim ranks hold blocks of), as the reference writes it.
+  static void set_extent(ir::Instruction& instr, const std::string& key, int32_t dim,
+                         int64_t extent) {
+    for (ir::Attribute& a : instr.attrs) {
+      auto* list = std::get_if<ir::DimList>(&a.value);
+      if (a.key == key && list && static_cast<size_t>(dim) < list->size()) {
+        (*list)[static_cast<size_t>(dim)] = extent;
+      }
+    }
+  }
+
+  /// Index operands (from `first` on) must be the same on every rank.
+  std::optional<StepCheck> indices_replicated(size_t first) {
+    for (size_t i = first; i < s_.instr.operands.size(); ++i) {
+      if (!s_.layouts[i].is_rep()) {
+        return refuse("operand " + std::to_string(i) + " (an index) is " +
+                      s_.layouts[i].to_string(s_.mesh) + ": every rank must use the same");
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// pad(x, v): dims ranks hold blocks of are not padded; a partial sum pads with 0 (a max or
+  /// min with anything).
+  StepCheck pad() {
+    const auto* config = s_.instr.get<ir::PaddingConfig>("padding");
+    if (!config || s_.instr.operands.size() != 2) return refuse("a pad without its padding");
+    if (auto no = indices_replicated(1)) return *no;
+    const std::optional<double> v = term(1).splat;
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
+      if (q.is_shard()) {
+        const ir::PadDim& d = (*config)[static_cast<size_t>(q.dim)];
+        if (d.low != 0 || d.high != 0 || d.interior != 0) {
+          return refuse("the pad widens dimension " + std::to_string(q.dim) +
+                        ", which ranks hold blocks of");
+        }
+        if (q.zero_pad && v != 0.0) return refuse(claim(a) + " needs zeros in the padding");
+      }
+      if (q.is_partial() && q.op != ReduceOp::kMax && q.op != ReduceOp::kMin &&
+          !(v == 0.0 && (q.op == ReduceOp::kSum || q.op == ReduceOp::kMean))) {
+        return refuse(
+            "padding a partial value with anything but 0 counts the padding on "
+            "every rank");
+      }
+    }
+    return {make({s_.terms[0], s_.terms[1]}), ""};
+  }
+
+  /// reverse(x): a dim ranks hold blocks of is not reversed (that would reverse their order).
+  StepCheck reverse() {
+    const ir::DimList& dims = s_.instr.dims_attr("dimensions");
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
+      if (q.is_shard() && std::find(dims.begin(), dims.end(), q.dim) != dims.end()) {
+        return refuse("the reverse runs along dimension " + std::to_string(q.dim) +
+                      ", which ranks hold blocks of");
+      }
+    }
+    return {make({s_.terms[0]}), ""};
+  }
+
+  /// dynamic-slice(x, starts…): along a dim ranks hold blocks of, the slice takes the whole
+  /// block (XLA clamps its start to 0).
+  StepCheck dynamic_slice() {
+    if (auto no = indices_replicated(1)) return *no;
+    const ir::Type& local = s_.dist.entry()[s_.instr.operands[0]].type;
+    ir::Instruction as_reference = s_.instr;
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
+      if (!q.is_shard()) continue;
+      if (s_.instr.type.dim(q.dim) != local.dim(q.dim)) {
+        return refuse("the slice cuts dimension " + std::to_string(q.dim) +
+                      ": each rank would take a piece of its own shard");
+      }
+      set_extent(as_reference, "dynamic_slice_sizes", q.dim, term(0).type.dim(q.dim));
+    }
+    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
+    return {make(std::move(args), &as_reference), ""};
+  }
+
+  /// dynamic-update-slice(x, u, starts…): along a dim ranks hold blocks of, the update covers
+  /// the whole block (its start clamped to 0) and is sharded alike.
+  StepCheck dynamic_update_slice() {
+    if (s_.instr.operands.size() < 2) return refuse("an update without its value");
+    if (auto no = indices_replicated(2)) return *no;
+    const ir::Computation& c = s_.dist.entry();
+    const ir::Type& local = c[s_.instr.operands[0]].type;
+    const ir::Type& update = c[s_.instr.operands[1]].type;
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      if (!(operand(0, a) == q) || !(operand(1, a) == q)) {
+        return refuse(said(0, a) + " and " + said(1, a) + ": both must be " + claim(a));
+      }
+      if (q.is_shard() && update.dim(q.dim) != local.dim(q.dim)) {
+        return refuse("the update covers part of dimension " + std::to_string(q.dim) +
+                      ", which ranks hold blocks of");
+      }
+    }
+    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
+    return {make(std::move(args)), ""};
+  }
+
+  /// gather(x, indices): a dim of x gathered whole (not collapsed, not indexed) may be sharded;
+  /// the result holds the same blocks in its offset dim.
+  StepCheck gather() {
+    if (s_.instr.operands.size() != 2) return unsupported("a gather of several operands");
+    if (auto no = indices_replicated(1)) return *no;
+    const ir::DimList& offset = s_.instr.dims_attr("offset_dims");
+    // Batching dims, like collapsed ones, have no offset dim.
+    ir::DimList collapsed = s_.instr.dims_attr("collapsed_slice_dims");
+    const ir::DimList& batching = s_.instr.dims_attr("operand_batching_dims");
+    collapsed.insert(collapsed.end(), batching.begin(), batching.end());
+    const ir::DimList& index_map = s_.instr.dims_attr("start_index_map");
+    const ir::DimList& sizes = s_.instr.dims_attr("slice_sizes");
+    const ir::Type& local = s_.dist.entry()[s_.instr.operands[0]].type;
+    auto has = [](const ir::DimList& l, int64_t v) {
+      return std::find(l.begin(), l.end(), v) != l.end();
+    };
+    ir::Instruction as_reference = s_.instr;
+    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+      const AxisLayout& q = claimed(a);
+      const AxisLayout& p = operand(0, a);
+      if (!p.is_shard()) {
+        if (!(p == q)) return refuse(said(0, a) + " but " + claim(a));
+        continue;
+      }
+      const auto d = static_cast<size_t>(p.dim);
+      if (has(collapsed, p.dim) || has(index_map, p.dim) || d >= sizes.size() ||
+          sizes[d] != local.dim(p.dim)) {
+        return refuse(said(0, a) + ": the gather does not take dimension " + std::to_string(p.dim) +
+                      " whole");
+      }
+      size_t k = 0;
+      for (int64_t j = 0; j < p.dim; ++j) k += has(collapsed, j) ? 0 : 1;
+      if (k >= offset.size() || !shard_is(q, static_cast<int32_t>(offset[k]), p.full, p.zero_pad)) {
+        return refuse(said(0, a) + ": the gather keeps it as its dimension " +
+                      (k < offset.size() ? std::to_string(offset[k]) : std::string("?")) +
+                      ", not " + claim(a));
+      }
+      set_extent(as_reference, "slice_sizes", p.dim, term(0).type.dim(p.dim));
+    }
+    return {make({s_.terms[0], s_.terms[1]}, &as_reference), ""};
   }
 
   TermTable& terms_;

@@ -274,11 +274,14 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       const ir::Type& u = operand_type(comp, instr, 2);
       const ir::DimList& window = instr.dims_attr("update_window_dims");
       const ir::DimList& inserted = instr.dims_attr("inserted_window_dims");
+      const ir::DimList& batching = instr.dims_attr("input_batching_dims");
       const ir::DimList& to_operand = instr.dims_attr("scatter_dims_to_operand_dims");
       std::vector<int32_t> xs, us(static_cast<size_t>(u.rank()), -1);
       size_t k = 0;
       for (int64_t d = 0; d < x.rank(); ++d) {
-        const bool is_inserted = std::find(inserted.begin(), inserted.end(), d) != inserted.end();
+        // Inserted and batching dims have no window dim in the update: blocked.
+        const bool is_inserted = std::find(inserted.begin(), inserted.end(), d) != inserted.end() ||
+                                 std::find(batching.begin(), batching.end(), d) != batching.end();
         const bool indexed = std::find(to_operand.begin(), to_operand.end(), d) != to_operand.end();
         if (is_inserted) {
           xs.push_back(b.add(Kind::kBlocked, x.dim(d)));
@@ -299,6 +302,28 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       b.sig.value_operand = {true, false, true};
       return b.sig;
     }
+    case Opcode::kDynamicUpdateSlice: {
+      // Dims the update covers whole pass (their start is clamped to 0: the same on every
+      // rank's shard); the others are blocked; start indices must be replicated.
+      if (instr.operands.size() < 2) break;
+      const ir::Type& x = operand_type(comp, instr, 0);
+      const ir::Type& u = operand_type(comp, instr, 1);
+      if (u.rank() != x.rank()) break;
+      std::vector<int32_t> xs;
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        const bool whole = u.dim(d) == x.dim(d);
+        xs.push_back(
+            b.add(whole ? Kind::kPass : Kind::kBlocked, x.dim(d), static_cast<int32_t>(d)));
+      }
+      b.sig.operand_factors = {xs, xs};
+      b.sig.value_operand = {true, true};
+      for (size_t i = 2; i < instr.operands.size(); ++i) {
+        b.sig.operand_factors.emplace_back();
+        b.sig.value_operand.push_back(false);
+      }
+      b.sig.linearity = Linearity::kAll;  // a sum of updated copies is the updated sum
+      return b.sig;
+    }
     case Opcode::kGather: {
       // Operand dims gathered whole (not collapsed, not indexed, full slice) pass to their
       // offset dim; the others are blocked; indices must be replicated.
@@ -306,12 +331,16 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       const ir::Type& x = operand_type(comp, instr, 0);
       const ir::DimList& offset = instr.dims_attr("offset_dims");
       const ir::DimList& collapsed = instr.dims_attr("collapsed_slice_dims");
+      const ir::DimList& batching = instr.dims_attr("operand_batching_dims");
       const ir::DimList& index_map = instr.dims_attr("start_index_map");
       const ir::DimList& sizes = instr.dims_attr("slice_sizes");
       std::vector<int32_t> xs;
       size_t k = 0;
       for (int64_t d = 0; d < x.rank(); ++d) {
-        if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) {
+        // Collapsed and batching dims have no offset dim (a batching dim is indexed by the
+        // indices' batch position): blocked.
+        if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end() ||
+            std::find(batching.begin(), batching.end(), d) != batching.end()) {
           xs.push_back(b.add(Kind::kBlocked, x.dim(d)));
           continue;
         }
