@@ -1,5 +1,6 @@
-// The proof checker's layout kernel (layout_steps.h). Every op family states, per mesh axis,
-// which operand layouts give which result layout; anything else is refused with the reason.
+// The proof checker's layout kernel (layout_steps.h, step_kernel.h): the step's dispatch and the
+// value ops. Every op family states, per mesh axis, which operand layouts give which result
+// layout; anything else is refused with the reason. Indexing ops: layout_steps_indexing.cpp.
 #include "proofcheck/layout_steps.h"
 
 #include <algorithm>
@@ -7,22 +8,13 @@
 #include <functional>
 #include <numeric>
 
+#include "proofcheck/step_kernel.h"
+
 namespace scalify::proofcheck {
 
-namespace {
-
-using verify::AxisLayout;
-using verify::Layout;
 using verify::ReduceOp;
 
-std::string text(const AxisLayout& p, size_t axis, const verify::Mesh& mesh) {
-  return Layout::on(mesh, axis, p).to_string(mesh);
-}
-
-/// The same shard (dim and padding), the claim asking for no more zeros than `zeros_ok`.
-bool shard_is(const AxisLayout& q, int32_t dim, int64_t full, bool zeros_ok) {
-  return q.is_shard() && q.dim == dim && q.full == full && (!q.zero_pad || zeros_ok);
-}
+namespace {
 
 bool in(std::string_view op, std::initializer_list<std::string_view> ops) {
   return std::find(ops.begin(), ops.end(), op) != ops.end();
@@ -146,579 +138,315 @@ std::optional<int64_t> rms_norm_axis(const ir::Instruction& instr) {
   return axis;
 }
 
-class Kernel {
- public:
-  Kernel(TermTable& terms, const Step& s, ir::Type ref_type)
-      : terms_(terms), s_(s), type_(std::move(ref_type)) {}
-
-  StepCheck run() {
-    const std::string op = s_.instr.opcode_text();
-    if (is_elementwise(op)) return elementwise(op);
-    if (op == "broadcast" || op == "iota") return broadcast(op);
-    if (op == "transpose") return transpose();
-    if (op == "reshape") return reshape();
-    if (op == "dot") return dot();
-    if (op == "reduce") return reduce();
-    if (op == "slice") return slice();
-    if (op == "concatenate") return concatenate();
-    if (op == "scatter") return scatter();
-    if (op == "pad") return pad();
-    if (op == "reverse") return reverse();
-    if (op == "dynamic-slice") return dynamic_slice();
-    if (op == "dynamic-update-slice") return dynamic_update_slice();
-    if (op == "gather") return gather();
-    if (elementwise_call(s_.instr)) return elementwise("custom-call");
-    if (rms_norm_axis(s_.instr)) return rms_norm(*rms_norm_axis(s_.instr));
-    return unsupported("the proof checker has no rule for `" + op +
-                       "` on values that are not "
-                       "replicated");
-  }
-
- private:
-  StepCheck refuse(std::string why) { return {std::nullopt, std::move(why)}; }
-  StepCheck unsupported(std::string why) { return {std::nullopt, std::move(why), true}; }
-  const AxisLayout& claimed(size_t a) const { return s_.claimed.axes[a]; }
-  const AxisLayout& operand(size_t i, size_t a) const { return s_.layouts[i].axes[a]; }
-  const Term& term(size_t i) const { return terms_[s_.terms[i]]; }
-  std::string said(size_t i, size_t a) const {
-    return "operand " + std::to_string(i) + " is " + text(operand(i, a), a, s_.mesh);
-  }
-  std::string claim(size_t a) const { return "the claim " + text(claimed(a), a, s_.mesh); }
-  TermId make(std::vector<TermId> args, const ir::Instruction* as = nullptr) {
-    const ir::Instruction& i = as ? *as : s_.instr;
-    return terms_.intern(i.opcode_text(), canonical_attrs(s_.dist, i), type_, std::move(args), &i);
-  }
-
-  StepCheck elementwise(const std::string& op) {
-    const size_t n = s_.instr.operands.size();
-    auto splat = [&](size_t i) { return term(i).splat.has_value() && s_.layouts[i].is_rep(); };
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (q.is_rep()) {
-        for (size_t i = 0; i < n; ++i) {
-          if (!operand(i, a).is_rep()) return refuse(said(i, a) + " but " + claim(a) + " is rep");
-        }
-      } else if (q.is_shard()) {
-        bool all_zero = true;
-        for (size_t i = 0; i < n; ++i) {
-          if (splat(i) || term(i).type.rank() == 0) {
-            all_zero = all_zero && term(i).splat == 0.0;
-            continue;
-          }
-          const AxisLayout& p = operand(i, a);
-          if (!p.is_shard() || p.dim != q.dim || p.full != q.full) {
-            return refuse(said(i, a) + ": `" + op + "` keeps positions, so " + claim(a) +
-                          " needs every operand sharded alike");
-          }
-          all_zero = all_zero && p.zero_pad;
-        }
-        const bool keeps_zero =
-            in(op, {"add", "subtract", "negate", "convert", "copy", "maximum", "minimum"});
-        bool one_zero = false;
-        for (size_t i = 0; i < n; ++i) {
-          one_zero = one_zero || (!splat(i) && operand(i, a).zero_pad) || term(i).splat == 0.0;
-        }
-        if (q.zero_pad && !((keeps_zero && all_zero) || (op == "multiply" && one_zero))) {
-          return refuse(claim(a) + " says the padding holds zeros, which `" + op +
-                        "` of these operands does not keep");
-        }
-      } else {
-        std::vector<size_t> partial;
-        for (size_t i = 0; i < n; ++i) {
-          const AxisLayout& p = operand(i, a);
-          if (p.is_partial()) {
-            if (p.op != q.op) return refuse(said(i, a) + ", not " + claim(a));
-            partial.push_back(i);
-          } else if (!p.is_rep()) {
-            return refuse(said(i, a) + ": a shard does not give " + claim(a));
-          }
-        }
-        const bool sum = q.op == ReduceOp::kSum;
-        const bool ok = (in(op, {"copy", "convert"}) && partial.size() == 1) ||
-                        (sum && op == "negate" && partial.size() == 1) ||
-                        (sum && in(op, {"add", "subtract"}) && partial.size() == n) ||
-                        (sum && op == "multiply" && partial.size() == 1) ||
-                        (sum && op == "divide" && partial == std::vector<size_t>{0}) ||
-                        (sum && op == "select" && partial == std::vector<size_t>{1, 2}) ||
-                        (q.op == ReduceOp::kMax && op == "maximum" && partial.size() == n) ||
-                        (q.op == ReduceOp::kMin && op == "minimum" && partial.size() == n);
-        if (!ok) {
-          return refuse("`" + op + "` of these operands is not " + claim(a) +
-                        ": the partial values do not combine through it");
-        }
-      }
-    }
-    std::vector<TermId> args;
-    for (size_t i = 0; i < n; ++i) {
-      TermId t = s_.terms[i];
-      if (term(i).type.rank() != 0 && !term(i).type.same_dims(type_)) {
-        if (!splat(i)) {
-          return refuse("operand " + std::to_string(i) + " stands for a reference value of shape " +
-                        term(i).type.to_string(false) + ", the result for " +
-                        type_.to_string(false));
-        }
-        t = terms_.resized_splat(t, type_.dims());
-      }
-      args.push_back(t);
-    }
-    return {make(std::move(args)), ""};
-  }
-
-  StepCheck broadcast(const std::string& op) {
-    const auto* counting = s_.instr.get<int64_t>("iota_dimension");
-    if (op == "iota" && !counting) return refuse("an iota without its dimension");
-    const ir::DimList kept =
-        op == "iota" ? ir::DimList{*counting} : s_.instr.dims_attr("dimensions");
-    const bool has_operand = !s_.instr.operands.empty();
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout p = has_operand ? operand(0, a) : AxisLayout::rep();
-      if (q.is_rep() || q.is_partial()) {
-        if (!(p == q)) {
-          return refuse((has_operand ? said(0, a) : "an iota is the same on every rank") +
-                        ", not " + claim(a));
-        }
-        continue;
-      }
-      const auto at = std::find(kept.begin(), kept.end(), q.dim);
-      if (at == kept.end()) {
-        // A new dim: every position along it holds the same value, any block of it too.
-        const bool zeros = has_operand && term(0).splat == 0.0;
-        if (!p.is_rep() || (q.zero_pad && !zeros)) {
-          return refuse("`" + op + "` makes dimension " + std::to_string(q.dim) +
-                        " by repeating its operand; " + claim(a) + " needs it replicated");
-        }
-        continue;
-      }
-      if (op == "iota") return refuse("an iota counts along dimension " + std::to_string(q.dim));
-      const auto j = static_cast<int32_t>(at - kept.begin());
-      if (!p.is_shard() || p.dim != j || p.full != q.full || (q.zero_pad && !p.zero_pad)) {
-        return refuse(said(0, a) + " but " + claim(a) + " needs dimension " + std::to_string(j) +
-                      " of it sharded");
-      }
-    }
-    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
-    return {make(std::move(args)), ""};
-  }
-
-  StepCheck transpose() {
-    const ir::DimList& perm = s_.instr.dims_attr("dimensions");
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      AxisLayout want = operand(0, a);
-      if (want.is_shard()) {
-        const auto at = std::find(perm.begin(), perm.end(), want.dim);
-        if (at == perm.end()) return refuse("bad transpose");
-        want.dim = static_cast<int32_t>(at - perm.begin());
-      }
-      if (!(want == q)) {
-        return refuse(said(0, a) + ": the transpose makes it " + text(want, a, s_.mesh) + ", not " +
-                      text(q, a, s_.mesh));
-      }
-    }
-    return {make({s_.terms[0]}), ""};
-  }
-
-  StepCheck reshape() {
-    const std::vector<int64_t>& from = term(0).type.dims();
-    const std::vector<int64_t>& to = type_.dims();
-    if (term(0).type.element_count() != type_.element_count()) {
-      return refuse("the reshape of a reference value of shape " + term(0).type.to_string(false) +
-                    " cannot give shape " + type_.to_string(false));
-    }
-    auto product = [](const std::vector<int64_t>& d, size_t from_dim, size_t to_dim) {
-      return std::accumulate(d.begin() + static_cast<long>(from_dim),
-                             d.begin() + static_cast<long>(to_dim), int64_t{1},
-                             std::multiplies<>());
-    };
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout& p = operand(0, a);
-      if (!p.is_shard() || !q.is_shard()) {
-        if (!(p == q)) return refuse(said(0, a) + " but " + claim(a));
-        continue;
-      }
-      const auto d = static_cast<size_t>(p.dim), e = static_cast<size_t>(q.dim);
-      // Rank r's block is the same run of the flattened value on both sides when the dims
-      // before the sharded one hold as many elements. Padded shards: the same holds of the
-      // padded values, and the reference is their first elements on both sides (the element
-      // counts being equal, the unpadded parts end at the same place).
-      const bool same = product(from, 0, d) == product(to, 0, e) && (p.full < 0) == (q.full < 0) &&
-                        (!q.zero_pad || p.zero_pad);
-      if (!same) {
-        return refuse(said(0, a) + ": the reshape to " + type_.to_string(false) +
-                      " does not keep each rank's block in one piece as " + claim(a));
-      }
-    }
-    return {make({s_.terms[0]}), ""};
-  }
-
-  StepCheck dot() {
-    const ir::DimList& lb = s_.instr.dims_attr("lhs_batch_dims");
-    const ir::DimList& rb = s_.instr.dims_attr("rhs_batch_dims");
-    const ir::DimList& lc = s_.instr.dims_attr("lhs_contracting_dims");
-    const ir::DimList& rc = s_.instr.dims_attr("rhs_contracting_dims");
-    const int64_t lrank = term(0).type.rank(), rrank = term(1).type.rank();
-    // Result position of each operand dim, -1 when contracted.
-    auto positions = [&](int64_t rank, const ir::DimList& batch, const ir::DimList& contract,
-                         int64_t first_free) {
-      std::vector<int64_t> pos(static_cast<size_t>(rank), -1);
-      for (size_t j = 0; j < batch.size(); ++j) pos[static_cast<size_t>(batch[j])] = int64_t(j);
-      int64_t next = first_free;
-      for (int64_t k = 0; k < rank; ++k) {
-        const bool bound = std::find(batch.begin(), batch.end(), k) != batch.end() ||
-                           std::find(contract.begin(), contract.end(), k) != contract.end();
-        if (!bound) pos[static_cast<size_t>(k)] = next++;
-      }
-      return pos;
-    };
-    const auto lpos = positions(lrank, lb, lc, static_cast<int64_t>(lb.size()));
-    const int64_t lfree = lrank - static_cast<int64_t>(lb.size() + lc.size());
-    const auto rpos = positions(rrank, rb, rc, static_cast<int64_t>(lb.size()) + lfree);
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout& l = operand(0, a);
-      const AxisLayout& r = operand(1, a);
-      bool ok = false;
-      if (l.is_rep() && r.is_rep()) {
-        ok = q.is_rep();
-      } else if (l.is_partial() || r.is_partial()) {
-        const AxisLayout& other = l.is_partial() ? r : l;
-        const AxisLayout& part = l.is_partial() ? l : r;
-        ok =
-            other.is_rep() && part.op == ReduceOp::kSum && q.is_partial() && q.op == ReduceOp::kSum;
-      } else if (l.is_shard() && r.is_shard()) {
-        const auto li = std::find(lc.begin(), lc.end(), l.dim) - lc.begin();
-        const auto ri = std::find(rc.begin(), rc.end(), r.dim) - rc.begin();
-        const auto lbi = std::find(lb.begin(), lb.end(), l.dim) - lb.begin();
-        const auto rbi = std::find(rb.begin(), rb.end(), r.dim) - rb.begin();
-        if (li < static_cast<long>(lc.size()) && li == ri && l.full == r.full) {
-          // Both halves of one contraction: each rank sums its part of it.
-          ok = q.is_partial() && q.op == ReduceOp::kSum && (l.full < 0 || l.zero_pad || r.zero_pad);
-        } else if (lbi < static_cast<long>(lb.size()) && lbi == rbi && l.full == r.full) {
-          ok = shard_is(q, static_cast<int32_t>(lbi), l.full, false);
-        }
-      } else {
-        // One operand sharded along a free dim, the other replicated.
-        const bool left = l.is_shard();
-        const AxisLayout& p = left ? l : r;
-        const int64_t pos = (left ? lpos : rpos)[static_cast<size_t>(p.dim)];
-        const bool batch = (left ? std::find(lb.begin(), lb.end(), p.dim) != lb.end()
-                                 : std::find(rb.begin(), rb.end(), p.dim) != rb.end());
-        ok = pos >= 0 && !batch && shard_is(q, static_cast<int32_t>(pos), p.full, p.zero_pad);
-      }
-      if (!ok) {
-        return refuse("operands " + text(l, a, s_.mesh) + " and " + text(r, a, s_.mesh) +
-                      " of the dot do not give " + claim(a));
-      }
-    }
-    return {make({s_.terms[0], s_.terms[1]}), ""};
-  }
-
-  StepCheck reduce() {
-    if (s_.instr.operands.size() != 2) return unsupported("a variadic reduce of sharded values");
-    const auto kind = reduction_of(s_.dist, s_.instr);
-    const ir::DimList& dims = s_.instr.dims_attr("dimensions");
-    const bool identity_init = kind && is_identity(*kind, term(1).splat);
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout& p = operand(0, a);
-      if (!operand(1, a).is_rep()) return refuse(said(1, a) + ": the initial value must be rep");
-      if (p.is_rep()) {
-        if (!q.is_rep()) return refuse(said(0, a) + " but " + claim(a));
-        continue;
-      }
-      if (!kind || !identity_init) {
-        return refuse(said(0, a) +
-                      ": a reduction of a sharded or partial value needs one sum, "
-                      "max, min or product from its identity");
-      }
-      if (p.is_partial()) {
-        if (!(q.is_partial() && q.op == p.op && p.op == *kind)) {
-          return refuse(said(0, a) + " but the reduction is not its combination: not " + claim(a));
-        }
-        continue;
-      }
-      const bool reduced = std::find(dims.begin(), dims.end(), p.dim) != dims.end();
-      if (reduced) {
-        const bool padding_ok = p.full < 0 || (p.zero_pad && *kind == ReduceOp::kSum);
-        if (!(q.is_partial() && q.op == *kind && padding_ok)) {
-          return refuse(said(0, a) + " and the reduction runs over dimension " +
-                        std::to_string(p.dim) + ": not " + claim(a));
-        }
-        continue;
-      }
-      int32_t pos = 0;
-      for (int32_t k = 0; k < p.dim; ++k) {
-        if (std::find(dims.begin(), dims.end(), k) == dims.end()) ++pos;
-      }
-      if (!shard_is(q, pos, p.full, p.zero_pad && *kind == ReduceOp::kSum)) {
-        return refuse(said(0, a) + ": the reduction keeps it as dimension " + std::to_string(pos) +
-                      ", not " + claim(a));
-      }
-    }
-    return {make({s_.terms[0], s_.terms[1]}), ""};
-  }
-
-  StepCheck slice() {
-    const auto* ranges = s_.instr.get<std::vector<ir::SliceRange>>("slice");
-    if (!ranges) return refuse("a slice without its ranges");
-    std::vector<ir::SliceRange> ref_ranges = *ranges;
-    const ir::Type& local = s_.dist.entry()[s_.instr.operands[0]].type;
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout& p = operand(0, a);
-      if (!(p == q)) return refuse(said(0, a) + " but " + claim(a));
-      if (!p.is_shard()) continue;
-      const auto d = static_cast<size_t>(p.dim);
-      const ir::SliceRange whole{0, local.dim(p.dim), 1};
-      if (d >= ranges->size() || !((*ranges)[d] == whole)) {
-        return refuse(said(0, a) + " and the slice cuts dimension " + std::to_string(d) +
-                      ": each rank would take a piece of its own shard");
-      }
-      ref_ranges[d] = {0, term(0).type.dim(p.dim), 1};
-    }
-    ir::Instruction as_reference = s_.instr;
-    for (ir::Attribute& attr : as_reference.attrs) {
-      if (attr.key == "slice") attr.value = ref_ranges;
-    }
-    return {make({s_.terms[0]}, &as_reference), ""};
-  }
-
-  StepCheck concatenate() {
-    const ir::DimList& dims = s_.instr.dims_attr("dimensions");
-    if (dims.size() != 1) return refuse("a concatenate without one dimension");
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      for (size_t i = 0; i < s_.instr.operands.size(); ++i) {
-        if (!(operand(i, a) == q)) return refuse(said(i, a) + " but " + claim(a));
-      }
-      if (q.is_shard() && q.dim == dims[0]) {
-        return refuse("the concatenate joins along dimension " + std::to_string(q.dim) +
-                      ", which each operand holds only a shard of");
-      }
-    }
-    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
-    return {make(std::move(args)), ""};
-  }
-
-  /// scatter(operand, indices, updates): a dim of the operand that every update window covers
-  /// whole (not a scatter dim, not an inserted one) may be sharded alike in operand and updates.
-  StepCheck scatter() {
-    if (s_.instr.operands.size() != 3) return unsupported("a scatter of several operands");
-    const ir::DimList& window = s_.instr.dims_attr("update_window_dims");
-    // Batching dims, like inserted ones, have no window dim in the update.
-    ir::DimList inserted = s_.instr.dims_attr("inserted_window_dims");
-    const ir::DimList& batching = s_.instr.dims_attr("input_batching_dims");
-    inserted.insert(inserted.end(), batching.begin(), batching.end());
-    const ir::DimList& scattered = s_.instr.dims_attr("scatter_dims_to_operand_dims");
-    const ir::Computation& c = s_.dist.entry();
-    const ir::Type& local = c[s_.instr.operands[0]].type;
-    const ir::Type& updates = c[s_.instr.operands[2]].type;
-    auto has = [](const ir::DimList& l, int64_t v) {
-      return std::find(l.begin(), l.end(), v) != l.end();
-    };
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!operand(1, a).is_rep()) return refuse(said(1, a) + ": the indices must be rep");
-      if (q.is_rep()) {
-        if (!operand(0, a).is_rep() || !operand(2, a).is_rep()) {
-          return refuse("the operand and updates must be rep for " + claim(a));
-        }
-        continue;
-      }
-      if (!q.is_shard() || q.zero_pad) return refuse("a scatter does not give " + claim(a));
-      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
-      if (has(inserted, q.dim) || has(scattered, q.dim)) {
-        return refuse("the scatter places updates along dimension " + std::to_string(q.dim));
-      }
-      // The update dim holding operand dim q.dim: the window dims in operand order.
-      size_t k = 0;
-      for (int64_t j = 0; j < q.dim; ++j) k += has(inserted, j) ? 0 : 1;
-      if (k >= window.size()) return refuse("a scatter without that window dim");
-      const auto u = static_cast<int32_t>(window[k]);
-      const AxisLayout& pu = operand(2, a);
-      if (!(pu.is_shard() && pu.dim == u && pu.full == q.full) ||
-          updates.dim(u) != local.dim(q.dim)) {
-        return refuse(said(2, a) + ": the updates must cover dimension " + std::to_string(q.dim) +
-                      " whole, sharded alike");
-      }
-    }
-    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
-    return {make(std::move(args)), ""};
-  }
-
-  /// RMS norm along `axis`: rows along other dims are normalised each on their own, so those
-  /// dims may be sharded; the axis may not, and weight and epsilon are replicated.
-  StepCheck rms_norm(int64_t axis) {
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!operand(1, a).is_rep() || !operand(2, a).is_rep()) {
-        return refuse("the weight and epsilon of an RMS norm must be rep");
-      }
-      if (!(operand(0, a) == q) || q.is_partial() || (q.is_shard() && q.dim == axis)) {
-        return refuse(said(0, a) + ": an RMS norm along dimension " + std::to_string(axis) +
-                      " keeps only shards of other dims, not " + claim(a));
-      }
-    }
-    return {make({s_.terms[0], s_.terms[1], s_.terms[2]}), ""};
-  }
-
-  /// Sets entry `dim` of DimList attribute `key` of `instr` to the reference extent `extent` (a
-  /// slice size along a dim ranks hold blocks of), as the reference writes it.
-  static void set_extent(ir::Instruction& instr, const std::string& key, int32_t dim,
-                         int64_t extent) {
-    for (ir::Attribute& a : instr.attrs) {
-      auto* list = std::get_if<ir::DimList>(&a.value);
-      if (a.key == key && list && static_cast<size_t>(dim) < list->size()) {
-        (*list)[static_cast<size_t>(dim)] = extent;
-      }
-    }
-  }
-
-  /// Index operands (from `first` on) must be the same on every rank.
-  std::optional<StepCheck> indices_replicated(size_t first) {
-    for (size_t i = first; i < s_.instr.operands.size(); ++i) {
-      if (!s_.layouts[i].is_rep()) {
-        return refuse("operand " + std::to_string(i) + " (an index) is " +
-                      s_.layouts[i].to_string(s_.mesh) + ": every rank must use the same");
-      }
-    }
-    return std::nullopt;
-  }
-
-  /// pad(x, v): dims ranks hold blocks of are not padded; a partial sum pads with 0 (a max or
-  /// min with anything).
-  StepCheck pad() {
-    const auto* config = s_.instr.get<ir::PaddingConfig>("padding");
-    if (!config || s_.instr.operands.size() != 2) return refuse("a pad without its padding");
-    if (auto no = indices_replicated(1)) return *no;
-    const std::optional<double> v = term(1).splat;
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
-      if (q.is_shard()) {
-        const ir::PadDim& d = (*config)[static_cast<size_t>(q.dim)];
-        if (d.low != 0 || d.high != 0 || d.interior != 0) {
-          return refuse("the pad widens dimension " + std::to_string(q.dim) +
-                        ", which ranks hold blocks of");
-        }
-        if (q.zero_pad && v != 0.0) return refuse(claim(a) + " needs zeros in the padding");
-      }
-      if (q.is_partial() && q.op != ReduceOp::kMax && q.op != ReduceOp::kMin &&
-          !(v == 0.0 && (q.op == ReduceOp::kSum || q.op == ReduceOp::kMean))) {
-        return refuse(
-            "padding a partial value with anything but 0 counts the padding on "
-            "every rank");
-      }
-    }
-    return {make({s_.terms[0], s_.terms[1]}), ""};
-  }
-
-  /// reverse(x): a dim ranks hold blocks of is not reversed (that would reverse their order).
-  StepCheck reverse() {
-    const ir::DimList& dims = s_.instr.dims_attr("dimensions");
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
-      if (q.is_shard() && std::find(dims.begin(), dims.end(), q.dim) != dims.end()) {
-        return refuse("the reverse runs along dimension " + std::to_string(q.dim) +
-                      ", which ranks hold blocks of");
-      }
-    }
-    return {make({s_.terms[0]}), ""};
-  }
-
-  /// dynamic-slice(x, starts…): along a dim ranks hold blocks of, the slice takes the whole
-  /// block (XLA clamps its start to 0).
-  StepCheck dynamic_slice() {
-    if (auto no = indices_replicated(1)) return *no;
-    const ir::Type& local = s_.dist.entry()[s_.instr.operands[0]].type;
-    ir::Instruction as_reference = s_.instr;
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!(operand(0, a) == q)) return refuse(said(0, a) + " but " + claim(a));
-      if (!q.is_shard()) continue;
-      if (s_.instr.type.dim(q.dim) != local.dim(q.dim)) {
-        return refuse("the slice cuts dimension " + std::to_string(q.dim) +
-                      ": each rank would take a piece of its own shard");
-      }
-      set_extent(as_reference, "dynamic_slice_sizes", q.dim, term(0).type.dim(q.dim));
-    }
-    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
-    return {make(std::move(args), &as_reference), ""};
-  }
-
-  /// dynamic-update-slice(x, u, starts…): along a dim ranks hold blocks of, the update covers
-  /// the whole block (its start clamped to 0) and is sharded alike.
-  StepCheck dynamic_update_slice() {
-    if (s_.instr.operands.size() < 2) return refuse("an update without its value");
-    if (auto no = indices_replicated(2)) return *no;
-    const ir::Computation& c = s_.dist.entry();
-    const ir::Type& local = c[s_.instr.operands[0]].type;
-    const ir::Type& update = c[s_.instr.operands[1]].type;
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      if (!(operand(0, a) == q) || !(operand(1, a) == q)) {
-        return refuse(said(0, a) + " and " + said(1, a) + ": both must be " + claim(a));
-      }
-      if (q.is_shard() && update.dim(q.dim) != local.dim(q.dim)) {
-        return refuse("the update covers part of dimension " + std::to_string(q.dim) +
-                      ", which ranks hold blocks of");
-      }
-    }
-    std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
-    return {make(std::move(args)), ""};
-  }
-
-  /// gather(x, indices): a dim of x gathered whole (not collapsed, not indexed) may be sharded;
-  /// the result holds the same blocks in its offset dim.
-  StepCheck gather() {
-    if (s_.instr.operands.size() != 2) return unsupported("a gather of several operands");
-    if (auto no = indices_replicated(1)) return *no;
-    const ir::DimList& offset = s_.instr.dims_attr("offset_dims");
-    // Batching dims, like collapsed ones, have no offset dim.
-    ir::DimList collapsed = s_.instr.dims_attr("collapsed_slice_dims");
-    const ir::DimList& batching = s_.instr.dims_attr("operand_batching_dims");
-    collapsed.insert(collapsed.end(), batching.begin(), batching.end());
-    const ir::DimList& index_map = s_.instr.dims_attr("start_index_map");
-    const ir::DimList& sizes = s_.instr.dims_attr("slice_sizes");
-    const ir::Type& local = s_.dist.entry()[s_.instr.operands[0]].type;
-    auto has = [](const ir::DimList& l, int64_t v) {
-      return std::find(l.begin(), l.end(), v) != l.end();
-    };
-    ir::Instruction as_reference = s_.instr;
-    for (size_t a = 0; a < s_.mesh.rank(); ++a) {
-      const AxisLayout& q = claimed(a);
-      const AxisLayout& p = operand(0, a);
-      if (!p.is_shard()) {
-        if (!(p == q)) return refuse(said(0, a) + " but " + claim(a));
-        continue;
-      }
-      const auto d = static_cast<size_t>(p.dim);
-      if (has(collapsed, p.dim) || has(index_map, p.dim) || d >= sizes.size() ||
-          sizes[d] != local.dim(p.dim)) {
-        return refuse(said(0, a) + ": the gather does not take dimension " + std::to_string(p.dim) +
-                      " whole");
-      }
-      size_t k = 0;
-      for (int64_t j = 0; j < p.dim; ++j) k += has(collapsed, j) ? 0 : 1;
-      if (k >= offset.size() || !shard_is(q, static_cast<int32_t>(offset[k]), p.full, p.zero_pad)) {
-        return refuse(said(0, a) + ": the gather keeps it as its dimension " +
-                      (k < offset.size() ? std::to_string(offset[k]) : std::string("?")) +
-                      ", not " + claim(a));
-      }
-      set_extent(as_reference, "slice_sizes", p.dim, term(0).type.dim(p.dim));
-    }
-    return {make({s_.terms[0], s_.terms[1]}, &as_reference), ""};
-  }
-
-  TermTable& terms_;
-  const Step& s_;
-  ir::Type type_;
-};
-
 }  // namespace
+
+namespace detail {
+
+StepCheck Kernel::run() {
+  const std::string op = s_.instr.opcode_text();
+  if (is_elementwise(op)) return elementwise(op);
+  if (op == "broadcast" || op == "iota") return broadcast(op);
+  if (op == "transpose") return transpose();
+  if (op == "reshape") return reshape();
+  if (op == "dot") return dot();
+  if (op == "reduce") return reduce();
+  if (op == "slice") return slice();
+  if (op == "concatenate") return concatenate();
+  if (op == "scatter") return scatter();
+  if (op == "pad") return pad();
+  if (op == "reverse") return reverse();
+  if (op == "dynamic-slice") return dynamic_slice();
+  if (op == "dynamic-update-slice") return dynamic_update_slice();
+  if (op == "gather") return gather();
+  if (elementwise_call(s_.instr)) return elementwise("custom-call");
+  if (rms_norm_axis(s_.instr)) return rms_norm(*rms_norm_axis(s_.instr));
+  return unsupported("the proof checker has no rule for `" + op +
+                     "` on values that are not "
+                     "replicated");
+}
+
+StepCheck Kernel::elementwise(const std::string& op) {
+  const size_t n = s_.instr.operands.size();
+  auto splat = [&](size_t i) { return term(i).splat.has_value() && s_.layouts[i].is_rep(); };
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    if (q.is_rep()) {
+      for (size_t i = 0; i < n; ++i) {
+        if (!operand(i, a).is_rep()) return refuse(said(i, a) + " but " + claim(a) + " is rep");
+      }
+    } else if (q.is_shard()) {
+      bool all_zero = true;
+      for (size_t i = 0; i < n; ++i) {
+        if (splat(i) || term(i).type.rank() == 0) {
+          all_zero = all_zero && term(i).splat == 0.0;
+          continue;
+        }
+        const AxisLayout& p = operand(i, a);
+        if (!p.is_shard() || p.dim != q.dim || p.full != q.full) {
+          return refuse(said(i, a) + ": `" + op + "` keeps positions, so " + claim(a) +
+                        " needs every operand sharded alike");
+        }
+        all_zero = all_zero && p.zero_pad;
+      }
+      const bool keeps_zero =
+          in(op, {"add", "subtract", "negate", "convert", "copy", "maximum", "minimum"});
+      bool one_zero = false;
+      for (size_t i = 0; i < n; ++i) {
+        one_zero = one_zero || (!splat(i) && operand(i, a).zero_pad) || term(i).splat == 0.0;
+      }
+      if (q.zero_pad && !((keeps_zero && all_zero) || (op == "multiply" && one_zero))) {
+        return refuse(claim(a) + " says the padding holds zeros, which `" + op +
+                      "` of these operands does not keep");
+      }
+    } else {
+      std::vector<size_t> partial;
+      for (size_t i = 0; i < n; ++i) {
+        const AxisLayout& p = operand(i, a);
+        if (p.is_partial()) {
+          if (p.op != q.op) return refuse(said(i, a) + ", not " + claim(a));
+          partial.push_back(i);
+        } else if (!p.is_rep()) {
+          return refuse(said(i, a) + ": a shard does not give " + claim(a));
+        }
+      }
+      const bool sum = q.op == ReduceOp::kSum;
+      const bool ok = (in(op, {"copy", "convert"}) && partial.size() == 1) ||
+                      (sum && op == "negate" && partial.size() == 1) ||
+                      (sum && in(op, {"add", "subtract"}) && partial.size() == n) ||
+                      (sum && op == "multiply" && partial.size() == 1) ||
+                      (sum && op == "divide" && partial == std::vector<size_t>{0}) ||
+                      (sum && op == "select" && partial == std::vector<size_t>{1, 2}) ||
+                      (q.op == ReduceOp::kMax && op == "maximum" && partial.size() == n) ||
+                      (q.op == ReduceOp::kMin && op == "minimum" && partial.size() == n);
+      if (!ok) {
+        return refuse("`" + op + "` of these operands is not " + claim(a) +
+                      ": the partial values do not combine through it");
+      }
+    }
+  }
+  std::vector<TermId> args;
+  for (size_t i = 0; i < n; ++i) {
+    TermId t = s_.terms[i];
+    if (term(i).type.rank() != 0 && !term(i).type.same_dims(type_)) {
+      if (!splat(i)) {
+        return refuse("operand " + std::to_string(i) + " stands for a reference value of shape " +
+                      term(i).type.to_string(false) + ", the result for " + type_.to_string(false));
+      }
+      t = terms_.resized_splat(t, type_.dims());
+    }
+    args.push_back(t);
+  }
+  return {make(std::move(args)), ""};
+}
+
+StepCheck Kernel::broadcast(const std::string& op) {
+  const auto* counting = s_.instr.get<int64_t>("iota_dimension");
+  if (op == "iota" && !counting) return refuse("an iota without its dimension");
+  const ir::DimList kept = op == "iota" ? ir::DimList{*counting} : s_.instr.dims_attr("dimensions");
+  const bool has_operand = !s_.instr.operands.empty();
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    const AxisLayout p = has_operand ? operand(0, a) : AxisLayout::rep();
+    if (q.is_rep() || q.is_partial()) {
+      if (!(p == q)) {
+        return refuse((has_operand ? said(0, a) : "an iota is the same on every rank") + ", not " +
+                      claim(a));
+      }
+      continue;
+    }
+    const auto at = std::find(kept.begin(), kept.end(), q.dim);
+    if (at == kept.end()) {
+      // A new dim: every position along it holds the same value, any block of it too.
+      const bool zeros = has_operand && term(0).splat == 0.0;
+      if (!p.is_rep() || (q.zero_pad && !zeros)) {
+        return refuse("`" + op + "` makes dimension " + std::to_string(q.dim) +
+                      " by repeating its operand; " + claim(a) + " needs it replicated");
+      }
+      continue;
+    }
+    if (op == "iota") return refuse("an iota counts along dimension " + std::to_string(q.dim));
+    const auto j = static_cast<int32_t>(at - kept.begin());
+    if (!p.is_shard() || p.dim != j || p.full != q.full || (q.zero_pad && !p.zero_pad)) {
+      return refuse(said(0, a) + " but " + claim(a) + " needs dimension " + std::to_string(j) +
+                    " of it sharded");
+    }
+  }
+  std::vector<TermId> args(s_.terms.begin(), s_.terms.end());
+  return {make(std::move(args)), ""};
+}
+
+StepCheck Kernel::transpose() {
+  const ir::DimList& perm = s_.instr.dims_attr("dimensions");
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    AxisLayout want = operand(0, a);
+    if (want.is_shard()) {
+      const auto at = std::find(perm.begin(), perm.end(), want.dim);
+      if (at == perm.end()) return refuse("bad transpose");
+      want.dim = static_cast<int32_t>(at - perm.begin());
+    }
+    if (!(want == q)) {
+      return refuse(said(0, a) + ": the transpose makes it " + text(want, a, s_.mesh) + ", not " +
+                    text(q, a, s_.mesh));
+    }
+  }
+  return {make({s_.terms[0]}), ""};
+}
+
+StepCheck Kernel::reshape() {
+  const std::vector<int64_t>& from = term(0).type.dims();
+  const std::vector<int64_t>& to = type_.dims();
+  if (term(0).type.element_count() != type_.element_count()) {
+    return refuse("the reshape of a reference value of shape " + term(0).type.to_string(false) +
+                  " cannot give shape " + type_.to_string(false));
+  }
+  auto product = [](const std::vector<int64_t>& d, size_t from_dim, size_t to_dim) {
+    return std::accumulate(d.begin() + static_cast<long>(from_dim),
+                           d.begin() + static_cast<long>(to_dim), int64_t{1}, std::multiplies<>());
+  };
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    const AxisLayout& p = operand(0, a);
+    if (!p.is_shard() || !q.is_shard()) {
+      if (!(p == q)) return refuse(said(0, a) + " but " + claim(a));
+      continue;
+    }
+    const auto d = static_cast<size_t>(p.dim), e = static_cast<size_t>(q.dim);
+    // Rank r's block is the same run of the flattened value on both sides when the dims
+    // before the sharded one hold as many elements. Padded shards: the same holds of the
+    // padded values, and the reference is their first elements on both sides (the element
+    // counts being equal, the unpadded parts end at the same place).
+    const bool same = product(from, 0, d) == product(to, 0, e) && (p.full < 0) == (q.full < 0) &&
+                      (!q.zero_pad || p.zero_pad);
+    if (!same) {
+      return refuse(said(0, a) + ": the reshape to " + type_.to_string(false) +
+                    " does not keep each rank's block in one piece as " + claim(a));
+    }
+  }
+  return {make({s_.terms[0]}), ""};
+}
+
+StepCheck Kernel::dot() {
+  const ir::DimList& lb = s_.instr.dims_attr("lhs_batch_dims");
+  const ir::DimList& rb = s_.instr.dims_attr("rhs_batch_dims");
+  const ir::DimList& lc = s_.instr.dims_attr("lhs_contracting_dims");
+  const ir::DimList& rc = s_.instr.dims_attr("rhs_contracting_dims");
+  const int64_t lrank = term(0).type.rank(), rrank = term(1).type.rank();
+  // Result position of each operand dim, -1 when contracted.
+  auto positions = [&](int64_t rank, const ir::DimList& batch, const ir::DimList& contract,
+                       int64_t first_free) {
+    std::vector<int64_t> pos(static_cast<size_t>(rank), -1);
+    for (size_t j = 0; j < batch.size(); ++j) pos[static_cast<size_t>(batch[j])] = int64_t(j);
+    int64_t next = first_free;
+    for (int64_t k = 0; k < rank; ++k) {
+      const bool bound = std::find(batch.begin(), batch.end(), k) != batch.end() ||
+                         std::find(contract.begin(), contract.end(), k) != contract.end();
+      if (!bound) pos[static_cast<size_t>(k)] = next++;
+    }
+    return pos;
+  };
+  const auto lpos = positions(lrank, lb, lc, static_cast<int64_t>(lb.size()));
+  const int64_t lfree = lrank - static_cast<int64_t>(lb.size() + lc.size());
+  const auto rpos = positions(rrank, rb, rc, static_cast<int64_t>(lb.size()) + lfree);
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    const AxisLayout& l = operand(0, a);
+    const AxisLayout& r = operand(1, a);
+    bool ok = false;
+    if (l.is_rep() && r.is_rep()) {
+      ok = q.is_rep();
+    } else if (l.is_partial() || r.is_partial()) {
+      const AxisLayout& other = l.is_partial() ? r : l;
+      const AxisLayout& part = l.is_partial() ? l : r;
+      ok = other.is_rep() && part.op == ReduceOp::kSum && q.is_partial() && q.op == ReduceOp::kSum;
+    } else if (l.is_shard() && r.is_shard()) {
+      const auto li = std::find(lc.begin(), lc.end(), l.dim) - lc.begin();
+      const auto ri = std::find(rc.begin(), rc.end(), r.dim) - rc.begin();
+      const auto lbi = std::find(lb.begin(), lb.end(), l.dim) - lb.begin();
+      const auto rbi = std::find(rb.begin(), rb.end(), r.dim) - rb.begin();
+      if (li < static_cast<long>(lc.size()) && li == ri && l.full == r.full) {
+        // Both halves of one contraction: each rank sums its part of it.
+        ok = q.is_partial() && q.op == ReduceOp::kSum && (l.full < 0 || l.zero_pad || r.zero_pad);
+      } else if (lbi < static_cast<long>(lb.size()) && lbi == rbi && l.full == r.full) {
+        ok = shard_is(q, static_cast<int32_t>(lbi), l.full, false);
+      }
+    } else {
+      // One operand sharded along a free dim, the other replicated.
+      const bool left = l.is_shard();
+      const AxisLayout& p = left ? l : r;
+      const int64_t pos = (left ? lpos : rpos)[static_cast<size_t>(p.dim)];
+      const bool batch = (left ? std::find(lb.begin(), lb.end(), p.dim) != lb.end()
+                               : std::find(rb.begin(), rb.end(), p.dim) != rb.end());
+      ok = pos >= 0 && !batch && shard_is(q, static_cast<int32_t>(pos), p.full, p.zero_pad);
+    }
+    if (!ok) {
+      return refuse("operands " + text(l, a, s_.mesh) + " and " + text(r, a, s_.mesh) +
+                    " of the dot do not give " + claim(a));
+    }
+  }
+  return {make({s_.terms[0], s_.terms[1]}), ""};
+}
+
+StepCheck Kernel::reduce() {
+  if (s_.instr.operands.size() != 2) return unsupported("a variadic reduce of sharded values");
+  const auto kind = reduction_of(s_.dist, s_.instr);
+  const ir::DimList& dims = s_.instr.dims_attr("dimensions");
+  const bool identity_init = kind && is_identity(*kind, term(1).splat);
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    const AxisLayout& p = operand(0, a);
+    if (!operand(1, a).is_rep()) return refuse(said(1, a) + ": the initial value must be rep");
+    if (p.is_rep()) {
+      if (!q.is_rep()) return refuse(said(0, a) + " but " + claim(a));
+      continue;
+    }
+    if (!kind || !identity_init) {
+      return refuse(said(0, a) +
+                    ": a reduction of a sharded or partial value needs one sum, "
+                    "max, min or product from its identity");
+    }
+    if (p.is_partial()) {
+      if (!(q.is_partial() && q.op == p.op && p.op == *kind)) {
+        return refuse(said(0, a) + " but the reduction is not its combination: not " + claim(a));
+      }
+      continue;
+    }
+    const bool reduced = std::find(dims.begin(), dims.end(), p.dim) != dims.end();
+    if (reduced) {
+      const bool padding_ok = p.full < 0 || (p.zero_pad && *kind == ReduceOp::kSum);
+      if (!(q.is_partial() && q.op == *kind && padding_ok)) {
+        return refuse(said(0, a) + " and the reduction runs over dimension " +
+                      std::to_string(p.dim) + ": not " + claim(a));
+      }
+      continue;
+    }
+    int32_t pos = 0;
+    for (int32_t k = 0; k < p.dim; ++k) {
+      if (std::find(dims.begin(), dims.end(), k) == dims.end()) ++pos;
+    }
+    if (!shard_is(q, pos, p.full, p.zero_pad && *kind == ReduceOp::kSum)) {
+      return refuse(said(0, a) + ": the reduction keeps it as dimension " + std::to_string(pos) +
+                    ", not " + claim(a));
+    }
+  }
+  return {make({s_.terms[0], s_.terms[1]}), ""};
+}
+
+StepCheck Kernel::rms_norm(int64_t axis) {
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    if (!operand(1, a).is_rep() || !operand(2, a).is_rep()) {
+      return refuse("the weight and epsilon of an RMS norm must be rep");
+    }
+    if (!(operand(0, a) == q) || q.is_partial() || (q.is_shard() && q.dim == axis)) {
+      return refuse(said(0, a) + ": an RMS norm along dimension " + std::to_string(axis) +
+                    " keeps only shards of other dims, not " + claim(a));
+    }
+  }
+  return {make({s_.terms[0], s_.terms[1], s_.terms[2]}), ""};
+}
+
+}  // namespace detail
 
 bool rank_dependent(const ir::Module& module, const ir::Instruction& instr) {
   using ir::Opcode;
@@ -790,7 +518,7 @@ StepCheck check_step(TermTable& terms, const Step& s) {
                                 s.claimed.to_string(s.mesh)};
     }
   }
-  return Kernel(terms, s, ref_type).run();
+  return detail::Kernel(terms, s, ref_type).run();
 }
 
 }  // namespace scalify::proofcheck
