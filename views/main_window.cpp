@@ -199,6 +199,20 @@ void MainWindow::build_menus() {
   }
 }
 
+void MainWindow::make_example_dock() {
+  if (example_dock_) return;
+  example_text_ = new QTextBrowser(this);
+  example_dock_ = new QDockWidget(tr("Example"), this);
+  example_dock_->setObjectName(QStringLiteral("example"));
+  auto* lesson = new QWidget(example_dock_);  // the walk above the explanation
+  auto* layout = new QVBoxLayout(lesson);
+  layout->addWidget(walk_);
+  layout->addWidget(example_text_, 1);
+  walk_->show();
+  example_dock_->setWidget(lesson);
+  addDockWidget(Qt::RightDockWidgetArea, example_dock_);
+}
+
 bool MainWindow::open_gallery_example(const std::string& name, bool with_bug) {
   const auto example = modelgen::find_example(name);
   if (!example) {
@@ -214,18 +228,7 @@ bool MainWindow::open_gallery_example(const std::string& name, bool with_bug) {
     show_error(tr("No example"), error.isEmpty() ? tr("cannot create a temporary folder") : error);
     return false;
   }
-  if (!example_dock_) {
-    example_text_ = new QTextBrowser(this);
-    example_dock_ = new QDockWidget(tr("Example"), this);
-    example_dock_->setObjectName(QStringLiteral("example"));
-    auto* lesson = new QWidget(example_dock_);  // the walk above the explanation
-    auto* layout = new QVBoxLayout(lesson);
-    layout->addWidget(walk_);
-    layout->addWidget(example_text_, 1);
-    walk_->show();
-    example_dock_->setWidget(lesson);
-    addDockWidget(Qt::RightDockWidgetArea, example_dock_);
-  }
+  make_example_dock();
   example_text_->setMarkdown(
       QString::fromStdString(modelgen::example_readme(**example)) +
       (with_bug ? tr("\n*Open now: the variant with the bug (Help › Examples › Correct for the "
@@ -313,6 +316,16 @@ void MainWindow::build_proof_docks() {
   walk_->hide();  // until the Example dock holds it
   QMenu* walk_menu = help_menu_->addMenu(tr("Guided &walk"));
   walk_menu->addActions({walk_->start_action(), walk_->back_action(), walk_->next_action()});
+  // A walk through any check, not only a gallery example's: its captions need the dock.
+  connect(walk_->start_action(), &QAction::triggered, this, [this] {
+    if (!example_dock_) {
+      make_example_dock();
+      example_text_->setMarkdown(
+          tr("The guided walk steps through this check's derivation. Help › Examples opens a "
+             "teaching example, with its explanation here."));
+    }
+    example_dock_->show();
+  });
   connect(walk_, &GuidedWalkPanel::nodesToShow, this, [this](const QStringList& nodes) {
     if (nodes.isEmpty()) return;
     std::vector<std::string> names;

@@ -114,6 +114,8 @@ class MainWindow : public QMainWindow {
   /// The proof tree, the saturation timeline and the guided walk that steps it
   /// (views/proof_panel.h, saturation_timeline.h, guided_walk_panel.h).
   void build_proof_docks();
+  /// The Example dock (the guided walk above an example's explanation), made once.
+  void make_example_dock();
   /// Selects distributed node `name` and its reference partner, leaving the proof as it is.
   void show_in_panes(const std::string& name);
   void build_status_bar();

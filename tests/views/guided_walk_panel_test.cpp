@@ -1,11 +1,12 @@
 // The guided walk in the window: after a gallery example is opened and checked, Start walk
 // shows the first step; Next, pressed to the end, moves the saturation timeline to each step's
 // fact, selects the step's node and shows its caption, ending at the divergence; Back goes one
-// step back; a new result ends the walk.
+// step back; a new result ends the walk. Any checked pair, not only an example, can be walked.
 #include "views/guided_walk_panel.h"
 
 #include <QAction>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <catch2/catch.hpp>
@@ -101,6 +102,26 @@ TEST_CASE("GuidedWalkPanel: a gallery example walked with Next to its divergence
   CHECK(walk->start_action()->isEnabled());
   walk->start_action()->trigger();
   CHECK(walk->step() == 0);
+}
+
+}  // namespace scalify::views
+
+namespace scalify::views {
+
+TEST_CASE("GuidedWalkPanel: any checked pair can be walked, in the Example dock") {
+  MainWindow w;
+  w.set_interactive(false);
+  QTemporaryDir dir;
+  REQUIRE(test::open_generated(w, test::tiny_llama(1), dir.path()));
+  REQUIRE(w.result());
+  GuidedWalkPanel* walk = w.guided_walk();
+  REQUIRE(walk->start_action()->isEnabled());
+  CHECK(w.example_text().isEmpty());  // no example, no dock yet
+  walk->start_action()->trigger();
+  CHECK(walk->walking());
+  CHECK(walk->caption().startsWith("Step 1 of "));
+  CHECK(w.example_text().contains("guided walk steps through this check"));
+  CHECK(walk->isVisibleTo(&w));
 }
 
 }  // namespace scalify::views
