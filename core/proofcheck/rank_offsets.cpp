@@ -1,34 +1,14 @@
 #include "proofcheck/rank_offsets.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cmath>
 #include <string>
+
+#include "eval/literal.h"
 
 namespace scalify::proofcheck {
 
 namespace {
-
-/// The integers of a constant's literal (`128`, `{0, 64, 128}`), in order.
-std::optional<std::vector<int64_t>> literal_integers(const std::string& text) {
-  std::vector<int64_t> out;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end) {
-    if (*p == '-' || (*p >= '0' && *p <= '9')) {
-      int64_t v = 0;
-      auto [next, ec] = std::from_chars(p, end, v);
-      if (ec != std::errc()) return std::nullopt;
-      if (next < end && (*next == '.' || *next == 'e')) return std::nullopt;  // not an integer
-      out.push_back(v);
-      p = next;
-    } else if (*p == '{' || *p == '}' || *p == ',' || *p == ' ') {
-      ++p;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
 
 struct Evaluator {
   const ir::Module& module;
@@ -38,7 +18,14 @@ struct Evaluator {
   std::optional<std::vector<int64_t>> table(ir::InstrId id) const {
     const ir::Instruction& i = module.entry()[id];
     if (i.opcode != ir::Opcode::kConstant || i.type.rank() > 1) return std::nullopt;
-    return literal_integers(i.literal);
+    auto value = eval::parse_literal(i.literal, i.type);
+    if (!value || value->is_tuple()) return std::nullopt;
+    std::vector<int64_t> out;
+    for (double v : value->tensor().data) {
+      if (v != std::trunc(v) || std::abs(v) > 9.0e15) return std::nullopt;  // not an integer
+      out.push_back(static_cast<int64_t>(v));
+    }
+    return out;
   }
 
   std::optional<std::vector<int64_t>> of(ir::InstrId id) {

@@ -2,8 +2,8 @@
 #include "proofcheck/reference_terms.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
+
+#include "eval/literal.h"
 
 namespace scalify::proofcheck {
 
@@ -77,18 +77,12 @@ std::string computation_text(const ir::Module& module, const ir::Computation& co
   return out + "root=" + std::to_string(comp.root);
 }
 
-/// The number every position of a constant holds, when it is one number.
+/// The number a scalar constant holds (read as the reader's literal checks read it).
 std::optional<double> scalar_literal(const ir::Instruction& instr) {
   if (instr.opcode != ir::Opcode::kConstant || instr.type.rank() != 0) return std::nullopt;
-  std::string text = instr.literal;
-  if (text == "true") return 1.0;
-  if (text == "false") return 0.0;
-  if (text == "inf") return HUGE_VAL;
-  if (text == "-inf") return -HUGE_VAL;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') return std::nullopt;
-  return v;
+  auto value = eval::parse_literal(instr.literal, instr.type);
+  if (!value || value->is_tuple() || value->tensor().data.size() != 1) return std::nullopt;
+  return value->tensor().data[0];
 }
 
 std::string word_of(const ir::AttrValue& value) {
