@@ -69,14 +69,13 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
   for (const verify::Goal& g : r.goals) {
     if (!g.proven) continue;
     const DerivedFact& f = facts[*g.fact];
-    const std::string ref_name = g.ref.substr(0, g.ref.find('#'));
-    const size_t hash = g.ref.find('#');
-    const int64_t ref_element = hash == std::string::npos ? -1 : std::stoll(g.ref.substr(hash + 1));
+    const auto ref_name = verify::split_value_name(g.ref);
+    const auto dist_name = verify::split_value_name(g.dist);
+    if (!ref_name || !dist_name) return error("goal " + g.ref + ": not an output's name");
+    const int64_t ref_element = ref_name->element;
     // The goal names the distributed output element (`tuple.162#3`), which the output
     // alignment may have paired with another reference element.
-    const size_t dhash = g.dist.find('#');
-    const int64_t element =
-        dhash == std::string::npos ? g.index : std::stoll(g.dist.substr(dhash + 1));
+    const int64_t element = dist_name->element >= 0 ? dist_name->element : g.index;
     const bool output_fact =
         (droot.opcode == ir::Opcode::kTuple && f.dist == droot.name && f.element == element) ||
         (droot.opcode == ir::Opcode::kTuple && f.element < 0 &&
@@ -103,8 +102,8 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
       return error("goal " + g.ref + ": fact [" + std::to_string(f.index) + "] gives layout " +
                    f.layout.to_string(r.mesh) + ", not the goal's");
     }
-    auto want = checker.reference_term(ref_name, ref_element);
-    if (ref_name != rroot.name || !want) {
+    auto want = checker.reference_term(ref_name->node, ref_element);
+    if (ref_name->node != rroot.name || !want) {
       return error("goal " + g.ref + ": not an output of the reference program");
     }
     *want = terms.scaled(factor, *want);

@@ -1,6 +1,7 @@
 #include "verify/derivation.h"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <unordered_set>
 
@@ -8,6 +9,17 @@ namespace scalify::verify {
 
 std::string value_name(const DerivedFact& fact) {
   return fact.element < 0 ? fact.dist : fact.dist + "#" + std::to_string(fact.element);
+}
+
+std::optional<ValueName> split_value_name(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos) return ValueName{std::string(name), -1};
+  int64_t element = -1;
+  const char* first = name.data() + hash + 1;
+  const char* last = name.data() + name.size();
+  const auto [end, ec] = std::from_chars(first, last, element);
+  if (ec != std::errc() || end != last || first == last || element < 0) return std::nullopt;
+  return ValueName{std::string(name.substr(0, hash)), element};
 }
 
 namespace {

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,6 +39,15 @@ struct DerivedFact {
 
 /// `dist#element` for a tuple element, else `dist`.
 std::string value_name(const DerivedFact& fact);
+
+/// A value's name taken apart (the inverse of value_name, also for goals' output names):
+/// `tuple.12#3` → {"tuple.12", 3}, `dot.2` → {"dot.2", -1}; nullopt when what follows '#' is
+/// not a non-negative integer.
+struct ValueName {
+  std::string node;
+  int64_t element = -1;
+};
+std::optional<ValueName> split_value_name(std::string_view name);
 
 /// A fact as one proof line:
 ///

@@ -95,8 +95,8 @@ CheckResult moved(const CheckResult& result, const std::vector<std::string>& fro
 
 /// The distributed output element a goal names (`tuple.12#3` → 3; no '#' → 0).
 size_t element_of(const std::string& name) {
-  const size_t hash = name.rfind('#');
-  return hash == std::string::npos ? 0 : static_cast<size_t>(std::stoul(name.substr(hash + 1)));
+  const auto split = split_value_name(name);
+  return split && split->element >= 0 ? static_cast<size_t>(split->element) : 0;
 }
 
 /// What a value handed from part to part, or a parameter, is bound to: a reference value (by

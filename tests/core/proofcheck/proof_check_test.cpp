@@ -219,6 +219,11 @@ TEST_CASE("proof check: changed premises, rules, names, goals and verdicts are r
     g.fact = at;
     rejected(p, "not the distributed output");
   }
+  SECTION("a goal whose name is not an output's") {
+    ProofFile p = original;
+    p.result.goals.front().ref += "#x";
+    rejected(p, "not an output's name");
+  }
   SECTION("equivalent with a reference output left unproven") {
     ProofFile p = original;
     REQUIRE(p.result.goals.size() > 1);

@@ -248,3 +248,19 @@ TEST_CASE("derivation: the memo keeps it, renamed with the nodes", "[verify][der
   old.replace(at, 12, "\"derivatio_\"");
   CHECK(!verify::memo_entry_from_text(old, mesh));
 }
+
+TEST_CASE("derivation: a value's name taken apart, and back", "[verify][derivation]") {
+  DerivedFact f;
+  f.dist = "tuple.12";
+  f.element = 3;
+  const auto split = verify::split_value_name(verify::value_name(f));
+  REQUIRE(split);
+  CHECK(split->node == "tuple.12");
+  CHECK(split->element == 3);
+  CHECK(verify::split_value_name("dot.2")->element == -1);
+  CHECK(verify::split_value_name("dot.2")->node == "dot.2");
+  CHECK_FALSE(verify::split_value_name("tuple.12#x"));
+  CHECK_FALSE(verify::split_value_name("tuple.12#"));
+  CHECK_FALSE(verify::split_value_name("tuple.12#-1"));
+  CHECK_FALSE(verify::split_value_name("tuple.12#99999999999999999999"));
+}
