@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "eval/internal.h"
+#include "ir/neuron_calls.h"
 
 namespace scalify::eval::detail {
 
@@ -15,12 +16,8 @@ Result eval_rms_norm(const Op& op) {
   const Tensor& x = op.operand(0);
   const Tensor& w = op.operand(1);
   const Tensor& eps = op.operand(2);
-  const std::string* config = op.inst.get<std::string>("backend_config");
-  int64_t axis = -1;
-  if (config && !config->empty() && config->size() < 4) {
-    axis = 0;
-    for (char c : *config) axis = c >= '0' && c <= '9' && axis >= 0 ? axis * 10 + (c - '0') : -1;
-  }
+  const std::optional<int64_t> found = ir::neuron_rms_norm_axis(op.inst);
+  const int64_t axis = found ? *found : -1;
   if (axis < 0 || axis >= x.rank()) {
     return op.error("backend_config must name an axis of the operand (\"0\" … \"" +
                     std::to_string(x.rank() - 1) + "\")");

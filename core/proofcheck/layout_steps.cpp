@@ -8,6 +8,7 @@
 #include <functional>
 #include <numeric>
 
+#include "ir/neuron_calls.h"
 #include "proofcheck/step_kernel.h"
 
 namespace scalify::proofcheck {
@@ -123,21 +124,6 @@ bool elementwise_call(const ir::Instruction& instr) {
          *target == "AwsNeuronGelu";
 }
 
-/// The axis of AWS Neuron's RMS norm (x, weight, epsilon; backend_config the axis), when
-/// `instr` is one: it normalises each row along the axis.
-std::optional<int64_t> rms_norm_axis(const ir::Instruction& instr) {
-  const auto* target = instr.get<std::string>("custom_call_target");
-  const auto* config = instr.get<std::string>("backend_config");
-  if (instr.opcode != ir::Opcode::kCustomCall || !target || *target != "AwsNeuronRmsNorm" ||
-      instr.operands.size() != 3 || !config || config->empty() ||
-      !std::all_of(config->begin(), config->end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  const int64_t axis = std::stoll(*config);
-  if (axis >= instr.type.rank()) return std::nullopt;
-  return axis;
-}
-
 }  // namespace
 
 namespace detail {
@@ -159,7 +145,7 @@ StepCheck Kernel::run() {
   if (op == "dynamic-update-slice") return dynamic_update_slice();
   if (op == "gather") return gather();
   if (elementwise_call(s_.instr)) return elementwise("custom-call");
-  if (rms_norm_axis(s_.instr)) return rms_norm(*rms_norm_axis(s_.instr));
+  if (const auto axis = ir::neuron_rms_norm_axis(s_.instr)) return rms_norm(*axis);
   return unsupported("the proof checker has no rule for `" + op +
                      "` on values that are not "
                      "replicated");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/neuron_calls.h"
 #include "verify/term_bridge.h"
 
 namespace scalify::verify {
@@ -105,12 +106,9 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       }
       if (target && *target == "AwsNeuronRmsNorm" && instr.operands.size() == 3) {
         // Normalises along its axis: that axis cannot be sharded; others pass.
-        const auto* config = instr.get<std::string>("backend_config");
-        int64_t axis = -1;
-        if (config && !config->empty() && std::all_of(config->begin(), config->end(), ::isdigit)) {
-          axis = std::stoll(*config);
-        }
-        if (axis < 0 || axis >= instr.type.rank()) return refuse("an RmsNorm without an axis");
+        const std::optional<int64_t> found = ir::neuron_rms_norm_axis(instr);
+        if (!found) return refuse("an RmsNorm without an axis");
+        const int64_t axis = *found;
         std::vector<int32_t> x;
         for (int64_t d = 0; d < instr.type.rank(); ++d) {
           x.push_back(b.add(d == axis ? Kind::kBlocked : Kind::kPass, instr.type.dim(d),

@@ -1,0 +1,21 @@
+// AWS Neuron's custom calls, as far as the IR can tell what they are: the one place that reads
+// their configuration (the interpreter, the checker and the proof checker all ask here).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "ir/module.h"
+
+namespace scalify::ir {
+
+/// The axis of an `AwsNeuronRmsNorm` custom call (operands x, weight, epsilon; backend_config
+/// the axis as decimal digits), when `instr` is one and the axis is a dim of its result;
+/// nullopt otherwise (another op, a missing, malformed or out-of-range axis).
+///
+///   // %n = f32[4,8] custom-call(%x, %w, %e), custom_call_target="AwsNeuronRmsNorm",
+///   //        backend_config="1"
+///   neuron_rms_norm_axis(n) == 1
+std::optional<int64_t> neuron_rms_norm_axis(const Instruction& instr);
+
+}  // namespace scalify::ir
