@@ -494,7 +494,7 @@ StepCheck check_step(TermTable& terms, const Step& s) {
   // An identity of the rule files (a transfer, a sharding annotation) keeps its operand's layout
   // and value; so do XLA's own (a convert to the same type…), which show in the types.
   if (s.instr.operands.size() == 1) {
-    const bool by_rule = terms.identity_rule(s.instr) != nullptr;
+    const bool by_rule = terms.identity_for(s.instr) != nullptr;
     const TermId same = terms.intern(s.instr.opcode_text(), canonical_attrs(s.dist, s.instr),
                                      ref_type, {s.terms[0]}, &s.instr);
     if (by_rule || same == s.terms[0]) {

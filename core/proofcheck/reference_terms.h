@@ -62,9 +62,7 @@ class TermTable {
   /// module). Parameters are terms of their number.
   TermId of_node(const ir::Module& module, ir::InstrId id);
   /// The identity rule `instr` matches, if any.
-  const IdentityRule* identity_rule(const ir::Instruction& instr) const {
-    return identity_for(instr);
-  }
+  const IdentityRule* identity_for(const ir::Instruction& instr) const;
   /// A splat value (a broadcast scalar constant) at another shape.
   TermId resized_splat(TermId splat, const std::vector<int64_t>& dims);
 
@@ -81,7 +79,6 @@ class TermTable {
   std::string describe(TermId id) const;
 
  private:
-  const IdentityRule* identity_for(const ir::Instruction& instr) const;
   /// The term itself, hash-consed, no rewriting.
   TermId raw(const std::string& op, const std::string& attrs, const ir::Type& type,
              std::vector<TermId> args, std::optional<double> splat);
