@@ -1,0 +1,228 @@
+#include "ir/data_view.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace scalify::ir {
+
+namespace {
+
+int64_t product(std::span<const int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+
+}  // namespace
+
+DataView DataView::identity(std::vector<int64_t> shape) {
+  DataView v;
+  v.base = shape;
+  v.factors = shape;
+  v.order.resize(shape.size());
+  std::iota(v.order.begin(), v.order.end(), 0);
+  v.shape = std::move(shape);
+  return v;
+}
+
+std::optional<DataView> DataView::reshaped(std::vector<int64_t> new_shape) const {
+  if (product(new_shape) != product(shape)) return std::nullopt;
+  DataView v = *this;
+  v.shape = std::move(new_shape);
+  return v;
+}
+
+std::vector<int64_t> DataView::permuted_factors() const {
+  std::vector<int64_t> out;
+  for (int64_t o : order) out.push_back(factors[static_cast<size_t>(o)]);
+  return out;
+}
+
+bool DataView::is_reshape() const {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+DataView DataView::canonical() const {
+  DataView v;
+  v.base = base;
+  v.shape = shape;
+  // Factors of size 1 move nothing.
+  std::vector<int64_t> renumber(factors.size(), -1);
+  for (size_t b = 0; b < factors.size(); ++b) {
+    if (factors[b] == 1) continue;
+    renumber[b] = static_cast<int64_t>(v.factors.size());
+    v.factors.push_back(factors[b]);
+  }
+  for (int64_t o : order) {
+    if (renumber[static_cast<size_t>(o)] >= 0) v.order.push_back(renumber[static_cast<size_t>(o)]);
+  }
+  // Factors that stay neighbours, in order, are one factor.
+  for (size_t i = 0; i + 1 < v.order.size();) {
+    const int64_t b = v.order[i];
+    if (v.order[i + 1] != b + 1) {
+      ++i;
+      continue;
+    }
+    v.factors[static_cast<size_t>(b)] *= v.factors[static_cast<size_t>(b + 1)];
+    v.factors.erase(v.factors.begin() + b + 1);
+    v.order.erase(v.order.begin() + static_cast<std::ptrdiff_t>(i + 1));
+    for (int64_t& o : v.order) {
+      if (o > b) --o;
+    }
+  }
+  return v;
+}
+
+std::optional<std::pair<DataView, std::vector<std::vector<int64_t>>>> DataView::aligned() const {
+  DataView v = canonical();
+  // Cut the permuted factors so that every dim of the shape is a run of whole factors: a factor
+  // that spans a dim boundary splits into its major part (ending the dim) and its minor part.
+  std::vector<std::vector<int64_t>> runs(shape.size());  // per dim: positions in v.order
+  size_t i = 0;
+  int64_t left = v.order.empty() ? 1 : v.factors[static_cast<size_t>(v.order[0])];
+  for (size_t j = 0; j < shape.size(); ++j) {
+    int64_t need = shape[j];
+    while (need > 1) {
+      if (i >= v.order.size()) return std::nullopt;
+      if (left <= need) {
+        if (need % left != 0) return std::nullopt;
+        need /= left;
+        runs[j].push_back(static_cast<int64_t>(i++));
+        left = i < v.order.size() ? v.factors[static_cast<size_t>(v.order[i])] : 1;
+        continue;
+      }
+      if (left % need != 0) return std::nullopt;
+      // Split base factor b = order[i] into (need, left / need), both in place.
+      const int64_t b = v.order[i];
+      v.factors[static_cast<size_t>(b)] = need;
+      v.factors.insert(v.factors.begin() + b + 1, left / need);
+      for (int64_t& o : v.order) {
+        if (o > b) ++o;
+      }
+      v.order.insert(v.order.begin() + static_cast<std::ptrdiff_t>(i + 1), b + 1);
+      runs[j].push_back(static_cast<int64_t>(i++));
+      left /= need;
+      need = 1;
+    }
+  }
+  if (i != v.order.size()) return std::nullopt;
+  // Positions in order → factor indices.
+  for (auto& run : runs) {
+    for (int64_t& p : run) p = v.order[static_cast<size_t>(p)];
+  }
+  return std::pair{std::move(v), std::move(runs)};
+}
+
+std::optional<DataView> DataView::transposed(std::span<const int64_t> permutation) const {
+  const size_t rank = shape.size();
+  if (permutation.size() != rank) return std::nullopt;
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : permutation) {
+    if (p < 0 || static_cast<size_t>(p) >= rank || seen[static_cast<size_t>(p)]) {
+      return std::nullopt;
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
+  auto al = aligned();
+  if (!al) return std::nullopt;
+  const auto& [v, runs] = *al;
+  DataView out;
+  out.base = v.base;
+  out.factors = v.factors;
+  for (int64_t p : permutation) {
+    for (int64_t f : runs[static_cast<size_t>(p)]) out.order.push_back(f);
+    out.shape.push_back(shape[static_cast<size_t>(p)]);
+  }
+  return out;
+}
+
+std::optional<ReduceThroughView> reduce_through(const DataView& view,
+                                                std::span<const int64_t> dims) {
+  auto al = view.aligned();
+  if (!al) return std::nullopt;
+  const auto& [v, runs] = *al;
+  std::vector<bool> reduced(v.factors.size(), false);
+  for (int64_t d : dims) {
+    if (d < 0 || static_cast<size_t>(d) >= runs.size()) return std::nullopt;
+    for (int64_t f : runs[static_cast<size_t>(d)]) reduced[static_cast<size_t>(f)] = true;
+  }
+  // Coarsest groups of factors, in the value's order; the kept factors' new numbering.
+  ReduceThroughView out;
+  std::vector<int64_t> kept_index(v.factors.size(), -1);
+  std::vector<int64_t> kept_factors;
+  for (size_t f = 0; f < v.factors.size(); ++f) {
+    if (f > 0 && reduced[f] == reduced[f - 1]) {
+      out.groups.back() *= v.factors[f];
+    } else {
+      if (reduced[f]) out.reduced.push_back(static_cast<int64_t>(out.groups.size()));
+      out.groups.push_back(v.factors[f]);
+    }
+    if (!reduced[f]) {
+      kept_index[f] = static_cast<int64_t>(kept_factors.size());
+      kept_factors.push_back(v.factors[f]);
+    }
+  }
+  // The reduce's result: the kept groups in order; then the kept factors as the view orders
+  // them, in the result's shape.
+  std::vector<int64_t> result;
+  for (size_t g = 0; g < out.groups.size(); ++g) {
+    if (std::find(out.reduced.begin(), out.reduced.end(), static_cast<int64_t>(g)) ==
+        out.reduced.end()) {
+      result.push_back(out.groups[g]);
+    }
+  }
+  out.after.base = result;
+  out.after.factors = kept_factors;
+  for (size_t d = 0; d < runs.size(); ++d) {
+    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end()) continue;
+    out.after.shape.push_back(view.shape[d]);
+    for (int64_t f : runs[d]) out.after.order.push_back(kept_index[static_cast<size_t>(f)]);
+  }
+  return out;
+}
+
+std::optional<ReshapedBroadcast> broadcast_reshaped(std::span<const int64_t> shape,
+                                                    std::span<const int64_t> kept,
+                                                    std::span<const int64_t> to) {
+  if (!std::is_sorted(kept.begin(), kept.end()) || product(shape) != product(to)) {
+    return std::nullopt;
+  }
+  auto is_kept = [&](size_t d) {
+    return std::find(kept.begin(), kept.end(), static_cast<int64_t>(d)) != kept.end();
+  };
+  // Walk both shapes by their row-major factors: each dim of `to` (of size > 1) must take its
+  // factors from kept dims only, or from repeated dims only.
+  ReshapedBroadcast out;
+  size_t i = 0;
+  int64_t left = 1;
+  for (size_t j = 0; j < to.size(); ++j) {
+    int64_t need = to[j];
+    std::optional<bool> from_kept;
+    while (need > 1) {
+      while (left == 1 && i < shape.size()) left = shape[i++];
+      if (left == 1) return std::nullopt;
+      const bool k = is_kept(i - 1);
+      if (from_kept && *from_kept != k) return std::nullopt;
+      from_kept = k;
+      if (left <= need) {
+        if (need % left != 0) return std::nullopt;
+        need /= left;
+        left = 1;
+      } else {
+        if (left % need != 0) return std::nullopt;
+        left /= need;
+        need = 1;
+      }
+    }
+    if (from_kept.value_or(false)) {
+      out.operand.push_back(to[j]);
+      out.dimensions.push_back(static_cast<int64_t>(j));
+    }
+  }
+  return out;
+}
+
+}  // namespace scalify::ir

@@ -1,0 +1,84 @@
+// Pure data movement in one normal form: any chain of reshapes and transposes of a value reads
+// the value's elements in row-major order as a list of factors, permutes the factors and writes
+// them out row-major in a new shape. Two chains move every element to the same place exactly
+// when their canonical DataViews are equal, so both checkers write every such chain in that one
+// form and programs that lay a value out differently (a head dimension split, transposed and
+// squeezed in another order) meet.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace scalify::ir {
+
+/// `shape` is read from the base value as: base flattened row-major, cut into `factors` (major
+/// to minor), factor `order[i]` placed i-th, flattened again and cut into `shape`.
+///
+///   DataView v = DataView::identity({4, 6});          // a [4,6] value
+///   v = *v.reshaped({4, 2, 3});
+///   v = *v.transposed({1, 0, 2});                       // [2,4,3]
+///   DataView c = v.canonical();
+///   c.factors == {4, 2, 3}; c.order == {1, 0, 2}; c.shape == {2, 4, 3};
+///   DataView::identity({4, 6}).reshaped({24})->canonical().is_reshape() == true;
+struct DataView {
+  std::vector<int64_t> base;
+  std::vector<int64_t> factors;
+  std::vector<int64_t> order;
+  std::vector<int64_t> shape;
+
+  static DataView identity(std::vector<int64_t> shape);
+  /// The same elements in another shape (row-major): nullopt if the element count differs.
+  std::optional<DataView> reshaped(std::vector<int64_t> new_shape) const;
+  /// XLA's transpose: result dim i is dim `permutation[i]`. nullopt when a dim of `shape` is
+  /// not made of whole factors and cannot be (a reshape to [3,2] of a [2,3] value, then
+  /// transposed), or the permutation is not one.
+  std::optional<DataView> transposed(std::span<const int64_t> permutation) const;
+  /// The normal form: no factor of size 1, no two factors that stay neighbours in order merged
+  /// (one list of factors per element mapping).
+  DataView canonical() const;
+  /// Whether the factors keep their order (the chain is one reshape of the base).
+  bool is_reshape() const;
+  /// The shape of the permuted factors (the transpose in the normal form's middle).
+  std::vector<int64_t> permuted_factors() const;
+  /// The canonical view with its factors cut so that every dim of `shape` is a run of whole
+  /// factors, and per dim of `shape` its factors (indices into `factors`) in order. nullopt when
+  /// a dim cannot be cut so (see transposed()).
+  std::optional<std::pair<DataView, std::vector<std::vector<int64_t>>>> aligned() const;
+  friend bool operator==(const DataView&, const DataView&) = default;
+};
+
+/// A reduce of a view as a view of a reduce of the viewed value: the value read as `groups`
+/// (major to minor), groups `reduced` reduced, the result (the kept groups, in order) moved by
+/// `after` into the reduce's result shape. The groups are the coarsest: neighbouring factors
+/// alike (both reduced or both kept) are one, so that equal reductions of one value agree.
+///
+///   // reduce(transpose(x f32[2,128,8] as [128,2,8]) reshaped [128,16], dimensions={0}):
+///   auto r = reduce_through(view, {0});
+///   r->groups == {2, 128, 8}; r->reduced == {1}; r->after.shape == {16};
+struct ReduceThroughView {
+  std::vector<int64_t> groups;
+  std::vector<int64_t> reduced;
+  DataView after;
+};
+std::optional<ReduceThroughView> reduce_through(const DataView& view,
+                                                std::span<const int64_t> dims);
+
+/// A reshape of a broadcast as a broadcast of a reshape: `broadcast` has shape `shape` and
+/// keeps the operand's dims at `kept` (ascending); the reshape to `to` is a broadcast of the
+/// operand reshaped to `operand`, keeping dims `dimensions` of `to`, when no dim of `to` mixes
+/// kept elements with repeated ones. nullopt otherwise.
+///
+///   // broadcast(x f32[256], dimensions={2}) to [1,1,256,128], reshaped to [1,2,128,128]:
+///   auto b = broadcast_reshaped({1, 1, 256, 128}, {2}, {1, 2, 128, 128});
+///   b->operand == {2, 128}; b->dimensions == {1, 2};
+struct ReshapedBroadcast {
+  std::vector<int64_t> operand;
+  std::vector<int64_t> dimensions;
+};
+std::optional<ReshapedBroadcast> broadcast_reshaped(std::span<const int64_t> shape,
+                                                    std::span<const int64_t> kept,
+                                                    std::span<const int64_t> to);
+
+}  // namespace scalify::ir

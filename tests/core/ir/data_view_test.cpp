@@ -1,0 +1,284 @@
+// DataView's normal form, checked numerically: random chains of reshapes and transposes of a
+// value holding 0, 1, 2, … are carried out element by element (an implementation of XLA's two
+// ops written here) and compared with the canonical form carried out the same way; two chains
+// with the same canonical form must move every element to the same place.
+#include "ir/data_view.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <numeric>
+#include <random>
+
+using scalify::ir::DataView;
+
+namespace {
+
+struct Tensor {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> data;
+};
+
+Tensor iota(std::vector<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  Tensor t{std::move(dims), std::vector<int64_t>(static_cast<size_t>(n))};
+  std::iota(t.data.begin(), t.data.end(), 0);
+  return t;
+}
+
+Tensor reshape(Tensor t, std::vector<int64_t> dims) {
+  t.dims = std::move(dims);
+  return t;
+}
+
+/// XLA's transpose: result dim i is operand dim perm[i].
+Tensor transpose(const Tensor& t, const std::vector<int64_t>& perm) {
+  const size_t rank = t.dims.size();
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t k = rank; k-- > 1;) strides[k - 1] = strides[k] * t.dims[k];
+  Tensor out{std::vector<int64_t>(rank), std::vector<int64_t>(t.data.size())};
+  for (size_t i = 0; i < rank; ++i) out.dims[i] = t.dims[static_cast<size_t>(perm[i])];
+  std::vector<int64_t> index(rank, 0);
+  for (size_t flat = 0; flat < out.data.size(); ++flat) {
+    int64_t src = 0;
+    for (size_t i = 0; i < rank; ++i) src += index[i] * strides[static_cast<size_t>(perm[i])];
+    out.data[flat] = t.data[static_cast<size_t>(src)];
+    for (size_t k = rank; k-- > 0;) {
+      if (++index[k] < out.dims[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+/// The normal form carried out on `t` (of shape v.base): reshape to the factors, transpose,
+/// reshape to the shape.
+Tensor apply(const DataView& v, Tensor t) {
+  t = reshape(std::move(t), v.factors);
+  return reshape(transpose(t, v.order), v.shape);
+}
+Tensor apply(const DataView& v) { return apply(v, iota(v.base)); }
+
+/// A sum over `dims` (ascending), elements squared so that the order of the sums shows.
+Tensor reduce_sum(const Tensor& t, const std::vector<int64_t>& dims) {
+  const size_t rank = t.dims.size();
+  Tensor out;
+  for (size_t k = 0; k < rank; ++k) {
+    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(k)) == dims.end())
+      out.dims.push_back(t.dims[k]);
+  }
+  int64_t n = 1;
+  for (int64_t d : out.dims) n *= d;
+  out.data.assign(static_cast<size_t>(n), 0);
+  std::vector<int64_t> index(rank, 0);
+  for (size_t flat = 0; flat < t.data.size(); ++flat) {
+    int64_t o = 0;
+    for (size_t k = 0; k < rank; ++k) {
+      if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(k)) == dims.end())
+        o = o * t.dims[k] + index[k];
+    }
+    out.data[static_cast<size_t>(o)] += t.data[flat] * t.data[flat];
+    for (size_t k = rank; k-- > 0;) {
+      if (++index[k] < t.dims[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> random_shape(std::mt19937& rng, int64_t elements) {
+  // Cut `elements` into random factors, with size-1 dims sprinkled in.
+  std::vector<int64_t> dims;
+  int64_t left = elements;
+  while (left > 1) {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 2; d <= left; ++d) {
+      if (left % d == 0) divisors.push_back(d);
+    }
+    const int64_t d = divisors[rng() % divisors.size()];
+    dims.push_back(d);
+    left /= d;
+    if (rng() % 5 == 0) dims.push_back(1);
+  }
+  if (dims.empty()) dims.push_back(1);
+  return dims;
+}
+
+}  // namespace
+
+TEST_CASE("DataView: the doc example", "[ir][data_view]") {
+  DataView v = *DataView::identity({4, 6}).reshaped({4, 2, 3});
+  v = *v.transposed(std::vector<int64_t>{1, 0, 2});
+  const DataView c = v.canonical();
+  CHECK(c.factors == std::vector<int64_t>{4, 2, 3});
+  CHECK(c.order == std::vector<int64_t>{1, 0, 2});
+  CHECK(c.shape == std::vector<int64_t>{2, 4, 3});
+  CHECK(DataView::identity({4, 6}).reshaped({24})->canonical().is_reshape());
+}
+
+TEST_CASE("DataView: a transpose of dims not made of whole factors is refused", "[ir][data_view]") {
+  // [2,3] transposed to [3,2] (factors 3, 2), read as [2,3]: dim 0 (2) is neither a run of
+  // whole factors nor the major part of the 3.
+  const auto v =
+      DataView::identity({2, 3}).transposed(std::vector<int64_t>{1, 0})->reshaped({2, 3});
+  REQUIRE(v);
+  CHECK_FALSE(v->transposed(std::vector<int64_t>{1, 0}));
+  CHECK_FALSE(DataView::identity({2, 3}).transposed(std::vector<int64_t>{0, 0}));
+  CHECK_FALSE(DataView::identity({2, 3}).reshaped({5}));
+}
+
+TEST_CASE("DataView: BERT's head split, transposed and squeezed, is one view", "[ir][data_view]") {
+  // The reference: [1,128,16] → [1,128,2,8] → transpose {0,2,1,3} → [2,128,8].
+  DataView r = *DataView::identity({1, 128, 16}).reshaped({1, 128, 2, 8});
+  r = *r.transposed(std::vector<int64_t>{0, 2, 1, 3});
+  r = *r.reshaped({2, 128, 8});
+  // Another program: [1,128,16] → [128,2,8] → transpose {1,0,2}.
+  DataView d = *DataView::identity({1, 128, 16}).reshaped({128, 2, 8});
+  d = *d.transposed(std::vector<int64_t>{1, 0, 2});
+  CHECK(r.canonical() == d.canonical());
+  CHECK_FALSE(r.canonical().is_reshape());
+}
+
+TEST_CASE("DataView: a sum over a view is a view of a sum", "[ir][data_view]") {
+  // dot.9 of BERT's backward pass: [2,128,8] moved to [128,16], summed over the 128.
+  DataView v = *DataView::identity({2, 128, 8}).transposed(std::vector<int64_t>{1, 0, 2});
+  v = *v.reshaped({128, 16});
+  const auto r = scalify::ir::reduce_through(v, std::vector<int64_t>{0});
+  REQUIRE(r);
+  CHECK(r->groups == std::vector<int64_t>{2, 128, 8});
+  CHECK(r->reduced == std::vector<int64_t>{1});
+  CHECK(r->after.shape == std::vector<int64_t>{16});
+  CHECK(r->after.canonical().is_reshape());
+}
+
+TEST_CASE("DataView: broadcasts reshaped", "[ir][data_view]") {
+  auto b =
+      scalify::ir::broadcast_reshaped(std::vector<int64_t>{1, 1, 256, 128}, std::vector<int64_t>{2},
+                                      std::vector<int64_t>{1, 2, 128, 128});
+  REQUIRE(b);
+  CHECK(b->operand == std::vector<int64_t>{2, 128});
+  CHECK(b->dimensions == std::vector<int64_t>{1, 2});
+  // A dim mixing kept and repeated elements is no broadcast of a reshape.
+  CHECK_FALSE(scalify::ir::broadcast_reshaped(std::vector<int64_t>{4, 8}, std::vector<int64_t>{0},
+                                              std::vector<int64_t>{32}));
+}
+
+namespace {
+
+/// XLA's broadcast: operand dim i lands on result dim kept[i].
+Tensor broadcast(const Tensor& x, const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& kept) {
+  Tensor out{shape, {}};
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t src = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      src = src * x.dims[i] + index[static_cast<size_t>(kept[i])];
+    }
+    out.data.push_back(x.data[static_cast<size_t>(src)]);
+    for (size_t k = shape.size(); k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("DataView: a reshaped broadcast is the broadcast of a reshape, numerically",
+          "[ir][data_view]") {
+  std::mt19937 rng(11);
+  size_t pushed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<int64_t> shape = random_shape(rng, 24 << (rng() % 3));
+    std::vector<int64_t> kept, operand;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (rng() % 2 == 0) {
+        kept.push_back(static_cast<int64_t>(k));
+        operand.push_back(shape[k]);
+      }
+    }
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const std::vector<int64_t> to = random_shape(rng, n);
+    const auto b = scalify::ir::broadcast_reshaped(shape, kept, to);
+    if (!b) continue;
+    ++pushed;
+    const Tensor x = iota(operand);
+    INFO("trial " << trial);
+    const Tensor direct = reshape(broadcast(x, shape, kept), to);
+    const Tensor moved = broadcast(reshape(x, b->operand), to, b->dimensions);
+    REQUIRE(direct.data == moved.data);
+  }
+  CHECK(pushed > 300);
+}
+
+TEST_CASE("DataView: random chains move elements as their canonical form says", "[ir][data_view]") {
+  std::mt19937 rng(7);
+  const int64_t sizes[] = {1, 6, 12, 24, 36, 48, 60};
+  std::map<std::vector<int64_t>, std::map<std::vector<int64_t>, std::vector<int64_t>>> seen;
+  size_t chains = 0, compared = 0, reductions = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int64_t n = sizes[rng() % std::size(sizes)];
+    const std::vector<int64_t> base = random_shape(rng, n);
+    DataView v = DataView::identity(base);
+    Tensor t = iota(base);
+    const int steps = 1 + static_cast<int>(rng() % 5);
+    bool ok = true;
+    for (int s = 0; s < steps && ok; ++s) {
+      if (rng() % 2 == 0) {
+        const std::vector<int64_t> shape = random_shape(rng, n);
+        v = *v.reshaped(shape);
+        t = reshape(t, shape);
+      } else {
+        std::vector<int64_t> perm(t.dims.size());
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        auto next = v.transposed(perm);
+        if (!next) {
+          ok = false;  // not a factor permutation: the checkers leave such chains as written
+          break;
+        }
+        v = *next;
+        t = transpose(t, perm);
+      }
+      INFO("trial " << trial << " step " << s);
+      REQUIRE(v.shape == t.dims);
+      REQUIRE(apply(v).data == t.data);
+      const DataView c = v.canonical();
+      REQUIRE(apply(c).data == t.data);
+      REQUIRE(c.canonical() == c);
+      // A sum over some dims of the moved value is the normal form's sum, moved.
+      std::vector<int64_t> dims;
+      for (size_t k = 0; k < t.dims.size(); ++k) {
+        if (rng() % 3 == 0) dims.push_back(static_cast<int64_t>(k));
+      }
+      if (auto r = scalify::ir::reduce_through(v, dims)) {
+        const Tensor grouped = reshape(iota(base), r->groups);
+        const Tensor summed = reduce_sum(grouped, r->reduced);
+        REQUIRE(r->after.base == summed.dims);
+        REQUIRE(apply(r->after, summed).data == reduce_sum(t, dims).data);
+        ++reductions;
+      }
+      // The same element mapping (of this base, to this shape) has one canonical form.
+      auto key = c.order;
+      key.insert(key.end(), c.factors.begin(), c.factors.end());
+      auto& by_shape = seen[base];
+      auto signature = t.data;
+      signature.insert(signature.end(), t.dims.begin(), t.dims.end());
+      auto [it, fresh] = by_shape.emplace(signature, key);
+      if (!fresh) {
+        REQUIRE(it->second == key);
+        ++compared;
+      }
+    }
+    if (ok) ++chains;
+  }
+  CHECK(chains > 1000);
+  CHECK(compared > 100);
+  CHECK(reductions > 1000);
+}
