@@ -349,6 +349,26 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     return *known_[f.premises[0]];
   }
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
+  if (rule == "view") {
+    // The same value seen as a shard of the reference value reshaped: a reshape of the rank's
+    // value to its own shape, which the kernel checks like any reshape.
+    if (f.premises.size() != 1 || premise(f, 0).dist != f.dist ||
+        premise(f, 0).element != f.element) {
+      return std::string("a view has one premise: a fact of the same value");
+    }
+    ir::Instruction same;
+    same.name = instr.name;
+    same.opcode = ir::Opcode::kReshape;
+    same.type = f.element >= 0 && instr.type.is_tuple()
+                    ? instr.type.elements()[static_cast<size_t>(f.element)]
+                    : instr.type;
+    same.operands = {*id};
+    const Layout layouts[] = {premise(f, 0).layout};
+    const TermId terms[] = {*known_[f.premises[0]]};
+    const StepCheck c = check_step(terms_, {dist_, same, layouts, terms, f.layout, -1, mesh_});
+    if (!c.term) return Failure(c.why, c.unsupported);
+    return *c.term;
+  }
   if (ir::is_collective(instr.opcode)) {
     // Element by element for a tuple-valued collective.
     const size_t operand = f.element >= 0 ? static_cast<size_t>(f.element) : 0;

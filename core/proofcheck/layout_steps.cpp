@@ -313,6 +313,7 @@ StepCheck Kernel::reshape() {
 }
 
 StepCheck Kernel::dot() {
+  if (auto blocks = blockwise_dot()) return *blocks;
   const ir::DimList& lb = s_.instr.dims_attr("lhs_batch_dims");
   const ir::DimList& rb = s_.instr.dims_attr("rhs_batch_dims");
   const ir::DimList& lc = s_.instr.dims_attr("lhs_contracting_dims");
@@ -371,6 +372,104 @@ StepCheck Kernel::dot() {
     }
   }
   return {make({s_.terms[0], s_.terms[1]}), ""};
+}
+
+std::optional<StepCheck> Kernel::blockwise_dot() {
+  // One axis: both operands hold blocks (unpadded) along a non-batch dim, the claim a shard.
+  std::optional<size_t> axis;
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout &l = operand(0, a), &r = operand(1, a);
+    if (l.is_rep() && r.is_rep() && claimed(a).is_rep()) continue;
+    if (axis || !l.is_shard() || !r.is_shard() || l.full >= 0 || r.full >= 0 ||
+        !claimed(a).is_shard() || claimed(a).full >= 0) {
+      return std::nullopt;
+    }
+    axis = a;
+  }
+  if (!axis) return std::nullopt;
+  const ir::DimList& lb = s_.instr.dims_attr("lhs_batch_dims");
+  const ir::DimList& rb = s_.instr.dims_attr("rhs_batch_dims");
+  const ir::DimList& lc = s_.instr.dims_attr("lhs_contracting_dims");
+  const ir::DimList& rc = s_.instr.dims_attr("rhs_contracting_dims");
+  const int64_t ld = operand(0, *axis).dim, rd = operand(1, *axis).dim;
+  auto at = [](const ir::DimList& l, int64_t d) {
+    return static_cast<size_t>(std::find(l.begin(), l.end(), d) - l.begin());
+  };
+  if (at(lb, ld) < lb.size() || at(rb, rd) < rb.size()) return std::nullopt;
+  const bool lcon = at(lc, ld) < lc.size(), rcon = at(rc, rd) < rc.size();
+  if (lcon && rcon && at(lc, ld) != at(rc, rd)) return std::nullopt;
+  // Rank r multiplies block r of each: XLA's dot batched over the blocks, at batch index r.
+  // The operands with their block dim cut in (blocks, block); the blocks the last batch dim.
+  const int64_t n = s_.mesh.size(*axis);
+  auto cut = [&](size_t i, int64_t d) {
+    std::vector<int64_t> dims = term(i).type.dims();
+    const int64_t block = dims[static_cast<size_t>(d)] / n;
+    dims[static_cast<size_t>(d)] = n;
+    dims.insert(dims.begin() + d + 1, block);
+    return terms_.intern("reshape", "", ir::Type::array(term(i).type.dtype(), dims), {s_.terms[i]});
+  };
+  auto renumber = [](const ir::DimList& dims, int64_t d, bool minor) {
+    ir::DimList out;
+    for (int64_t k : dims) out.push_back(k > d || (k == d && minor) ? k + 1 : k);
+    return out;
+  };
+  ir::Instruction batched = s_.instr;
+  ir::DimList lbatch = renumber(lb, ld, false), rbatch = renumber(rb, rd, false);
+  lbatch.push_back(ld);
+  rbatch.push_back(rd);
+  const std::pair<const char*, ir::DimList> lists[] = {
+      {"lhs_batch_dims", lbatch},
+      {"rhs_batch_dims", rbatch},
+      {"lhs_contracting_dims", renumber(lc, ld, true)},
+      {"rhs_contracting_dims", renumber(rc, rd, true)}};
+  for (const auto& [key, value] : lists) {
+    auto it = std::find_if(batched.attrs.begin(), batched.attrs.end(),
+                           [&](const ir::Attribute& a) { return a.key == key; });
+    if (it == batched.attrs.end()) {
+      batched.attrs.push_back(ir::Attribute{key, value, {}});
+    } else {
+      it->value = value;
+    }
+  }
+  const auto nb = static_cast<int64_t>(lb.size());
+  const int64_t lfree = term(0).type.rank() - nb - static_cast<int64_t>(lc.size());
+  std::vector<int64_t> dims = s_.instr.type.dims();  // the rank's result: others replicated
+  dims.insert(dims.begin() + nb, n);
+  batched.type = ir::Type::array(type_.dtype(), dims);
+  // Where a block's free dim lands in the result (its free dims keep their order).
+  auto landing = [&](const ir::DimList& b, const ir::DimList& c, int64_t d, int64_t first) {
+    int64_t pos = first;
+    for (int64_t k = 0; k < d; ++k) {
+      if (at(b, k) == b.size() && at(c, k) == c.size()) ++pos;
+    }
+    return pos;
+  };
+  const int64_t t = claimed(*axis).dim;
+  const bool fits = (!lcon && t == landing(lb, lc, ld, nb)) ||
+                    (!rcon && t == landing(rb, rc, rd, nb + lfree)) || (lcon && rcon && t == nb);
+  if (!fits || t >= s_.instr.type.rank()) {
+    return refuse("operands " + text(operand(0, *axis), *axis, s_.mesh) + " and " +
+                  text(operand(1, *axis), *axis, s_.mesh) + " of the dot hold blocks whose " +
+                  "products do not land on dimension " + std::to_string(t));
+  }
+  const TermId product = terms_.intern("dot", canonical_attrs(s_.dist, batched), batched.type,
+                                       {cut(0, ld), cut(1, rd)}, &batched);
+  // The blocks moved next to dim t, then merged into it: rank r holds block r of it.
+  std::vector<int64_t> order;
+  for (int64_t k = 0; k <= s_.instr.type.rank(); ++k) {
+    if (k == nb) continue;
+    if (k == t + 1) order.push_back(nb);
+    order.push_back(k);
+  }
+  std::vector<int64_t> moved;
+  std::string perm;
+  for (int64_t k : order) {
+    moved.push_back(dims[static_cast<size_t>(k)]);
+    perm += (perm.empty() ? "" : ",") + std::to_string(k);
+  }
+  const TermId next = terms_.intern("transpose", "dimensions={" + perm + "}",
+                                    ir::Type::array(type_.dtype(), moved), {product});
+  return StepCheck{terms_.intern("reshape", "", type_, {next}), ""};
 }
 
 StepCheck Kernel::reduce() {

@@ -175,16 +175,12 @@ TermId TermTable::intern(const std::string& op, const std::string& attrs, const 
       }
     }
   }
-  // Two reshapes are one (both read and write in row-major order).
-  if (op == "reshape" && args.size() == 1 && terms_[args[0]].op == "reshape" &&
-      terms_[args[0]].args.size() == 1) {
-    return intern("reshape", "", type, {terms_[args[0]].args[0]});
-  }
   if (auto pulled = pull_factor(op, attrs, type, args, instr)) return *pulled;
   if (auto same = guarded_nonzero(op, args)) {
     ++used_["assumed-nonzero"];
     return *same;
   }
+  if (auto normal = normal_form(op, attrs, type, args, instr)) return *normal;
   std::optional<double> splat = instr ? scalar_literal(*instr) : std::nullopt;
   if (op == "broadcast" && args.size() == 1 && terms_[args[0]].type.rank() == 0) {
     splat = terms_[args[0]].splat;

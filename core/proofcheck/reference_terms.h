@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/data_view.h"
 #include "ir/module.h"
 #include "rules/rule_ast.h"
 
@@ -88,6 +89,24 @@ class TermTable {
   std::optional<TermId> pull_factor(const std::string& op, const std::string& attrs,
                                     const ir::Type& type, const std::vector<TermId>& args,
                                     const ir::Instruction* instr);
+  /// Data movement and dots in one normal form (reference_views.cpp): a chain of reshapes and
+  /// transposes as DataView's canonical reshape, transpose, reshape of the value it moves; a dot
+  /// with its operands transposed to (batch, free, contracting) order. nullopt: no such op.
+  std::optional<TermId> normal_form(const std::string& op, const std::string& attrs,
+                                    const ir::Type& type, const std::vector<TermId>& args,
+                                    const ir::Instruction* instr);
+  /// An elementwise op of operands that are one view (scalars aside) as the view of the op.
+  std::optional<TermId> view_outside(const std::string& op, const std::string& attrs,
+                                     const ir::Type& type, const std::vector<TermId>& args);
+  /// A reduce of a view as a view of a reduce (ir::reduce_through).
+  std::optional<TermId> reduce_form(const std::string& attrs, const ir::Type& type,
+                                    const std::vector<TermId>& args, const ir::DimList& dims);
+  /// A reshape of a broadcast as a broadcast of a reshape (ir::broadcast_reshaped).
+  std::optional<TermId> reshaped_broadcast(TermId broadcast, const ir::Type& type);
+  /// `view` of `base` written in the normal form.
+  TermId view_term(TermId base, const ir::DataView& view, ir::DType dtype);
+  /// The value x moves and how (x itself, unmoved, when it is no view).
+  std::pair<TermId, ir::DataView> view_of(TermId x) const;
   /// `select(x != 0, x, c)` of an x assumed non-zero.
   std::optional<TermId> guarded_nonzero(const std::string& op, const std::vector<TermId>& args);
   /// The operand, when the op returns it by XLA's semantics (a convert to its own type, a
@@ -101,6 +120,7 @@ class TermTable {
   std::vector<TermId> nonzero_;
   std::vector<Term> terms_;
   std::unordered_map<std::string, TermId> index_;
+  std::unordered_map<TermId, std::pair<TermId, ir::DataView>> views_;
   std::unordered_map<const ir::Module*, std::vector<std::optional<TermId>>> nodes_;
 };
 

@@ -64,6 +64,10 @@ class Kernel {
   /// dot: batch and free dims carry shards; both halves of a contraction sharded give a
   /// partial sum; a partial operand times a replicated one stays partial.
   StepCheck dot();
+  /// dot of two operands holding blocks along one axis (both halves of a contraction, or free
+  /// dims, or one of each): each rank's product is block r of XLA's dot batched over the
+  /// blocks, the blocks merged into the dim the claim shards. nullopt: not such a step.
+  std::optional<StepCheck> blockwise_dot();
   /// reduce: a reduced dim sharded gives a partial value of the reducer (from its identity);
   /// kept dims carry shards.
   StepCheck reduce();

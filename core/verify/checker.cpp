@@ -74,17 +74,31 @@ void Checker::encode_reference() {
       ref_unsupported_.push_back(instr.name + ": " + e.why);
     }
   }
+  for (const auto& values : ref_values_) {
+    for (const auto& c : values) {
+      if (!c) continue;
+      ref_classes_.insert(g_.find(*c));
+      ref_types_.insert(g_.type_of(*c));
+    }
+  }
 }
 
 bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
   auto& list = facts_of_[static_cast<size_t>(id)][element];
+  size_t alike = 0;
   for (uint32_t f : list) {
-    if (facts_[f].layout == fact.layout && g_.find(facts_[f].ref) == g_.find(fact.ref))
-      return false;
+    if (!(facts_[f].layout == fact.layout)) continue;
+    if (g_.find(facts_[f].ref) == g_.find(fact.ref)) return false;
+    ++alike;
   }
-  if (list.size() >= 6) return false;  // enough alternatives for one value
+  // Enough alternatives for one value: a few reference terms per layout (reshapes may fit
+  // several), a few layouts.
+  if (list.size() >= 8 || alike >= 3) return false;
   fact.instr = id;
   fact.element = element;
+  fact.anchored =
+      likeness(fact.ref) == 0 || std::any_of(fact.premises.begin(), fact.premises.end(),
+                                             [&](uint32_t p) { return facts_[p].anchored; });
   facts_.push_back(std::move(fact));
   list.push_back(static_cast<uint32_t>(facts_.size() - 1));
   offer_balanced_share(id, static_cast<uint32_t>(facts_.size() - 1));

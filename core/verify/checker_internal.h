@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Fact {
   size_t element = 0;
   std::vector<uint32_t> premises;
   bool apply = false;  ///< the term was built by applying the op (not a collective's identity)
+  /// The term is a reference value or built from one (not from constants and iotas of the
+  /// distributed program alone).
+  bool anchored = false;
 };
 
 /// Values are per instruction and tuple element.
@@ -62,8 +66,12 @@ class Checker {
   void propagate();
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
+  void offer_random_blocks(InstrId id, ClassId state);
+  int likeness(ClassId term) const;
+  void random_as_assumption(const ir::Instruction& instr, Fact& f) const;
   bool lift_slice_by_rank(InstrId id);
   void offer_padded_broadcasts(InstrId user);
+  void offer_shard_moves(InstrId user);
   std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
                               const std::vector<ClassId>& refs,
                               const std::vector<uint32_t>& premises, std::string* why);
@@ -78,6 +86,7 @@ class Checker {
   std::optional<Layout> goal_layout(const egraph::EGraph& g, uint32_t f, size_t i) const;
   bool some_output_unlifted() const;
   void localise_by_value();
+  void localise_at_outputs();
   void record_matches();
   /// Every fact as CheckResult::derivation, after saturation (e-classes and reference nodes
   /// as they end up).
@@ -111,7 +120,9 @@ class Checker {
   TypeTable types_;
   TermBridge bridge_;
 
-  PerValue<std::optional<ClassId>> ref_values_;  ///< per reference instruction
+  PerValue<std::optional<ClassId>> ref_values_;   ///< per reference instruction
+  std::unordered_set<ClassId> ref_classes_;       ///< of ref_values_
+  std::unordered_set<egraph::TypeId> ref_types_;  ///< of ref_values_
   std::vector<std::string> ref_unsupported_;
   PerValue<std::vector<uint32_t>> facts_of_;           ///< per distributed instruction
   std::vector<std::optional<PerDevice>> rank_values_;  ///< per distributed instruction

@@ -65,6 +65,7 @@ void Checker::lift_instruction(InstrId id) {
   if (known_count < (elementwise_tuple ? size_t{1} : instr.operands.size())) return;
   if (lift_nonzero_guard(id)) return;
   offer_padded_broadcasts(id);
+  offer_shard_moves(id);
   if (instr.type.is_tuple() && !elementwise_tuple) {
     lift_replicated_tuple(id);
     return;
@@ -72,6 +73,15 @@ void Checker::lift_instruction(InstrId id) {
 
   std::optional<NoLift> refusal;
   bool lifted = false;
+  // Every fact the operands' combinations give, added best first (a value keeps six).
+  struct Candidate {
+    size_t element;
+    Fact fact;
+    Lift lift;
+    std::vector<ClassId> refs;
+    bool replicated_broadcast;
+  };
+  std::vector<Candidate> candidates;
   for (size_t e = 0; e < elements; ++e) {
     ir::Instruction one = instr;
     std::vector<InstrId> operand_ids = instr.operands;
@@ -98,18 +108,23 @@ void Checker::lift_instruction(InstrId id) {
       auto lifted_or = lift(dist_, comp, one, views, mesh_);
       if (auto* lifts = std::get_if<std::vector<Lift>>(&lifted_or)) {
         for (const Lift& l : *lifts) {
+          // A dot read block by block is worth a fact only where the reference computes a dot
+          // batched alike (attention over heads); elsewhere it only crowds the partial sum.
+          if (l.term == Lift::Term::kBlockwise &&
+              !ref_types_.count(types_.intern(l.ref_instr.type))) {
+            continue;
+          }
           std::string why;
           auto f = fact_of(instr, l, refs, premises, &why);
           if (!f) {
             if (!refusal) refusal = NoLift{why, true};
             continue;
           }
-          add_fact(id, e, *f);
           lifted = true;
           const bool replicated_broadcast =
               (one.opcode == ir::Opcode::kBroadcast || one.opcode == ir::Opcode::kIota) &&
               f->layout.is_rep() && f->apply;
-          if (replicated_broadcast) add_broadcast_shards(id, l, refs, *f);
+          candidates.push_back({e, std::move(*f), l, refs, replicated_broadcast});
         }
       } else if (!refusal) {
         refusal = std::get<NoLift>(lifted_or);
@@ -123,7 +138,36 @@ void Checker::lift_instruction(InstrId id) {
       if (i == pick.size()) break;
     }
   }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const Candidate& a, const Candidate& b) {
+                     return likeness(a.fact.ref) < likeness(b.fact.ref);
+                   });
+  for (Candidate& c : candidates) {
+    random_as_assumption(instr, c.fact);
+    add_fact(id, c.element, c.fact);
+    if (c.replicated_broadcast) add_broadcast_shards(id, c.lift, c.refs, c.fact);
+  }
   if (!lifted && refusal) refuse(id, *refusal);
+}
+
+/// A random op's value is the reference's only by assumption (the same generator on the same
+/// state draws the same values): a fact that lands on a reference value says so, and the result
+/// states it (state_random_assumptions).
+void Checker::random_as_assumption(const ir::Instruction& instr, Fact& f) const {
+  const bool random =
+      instr.opcode == ir::Opcode::kRngBitGenerator || instr.opcode == ir::Opcode::kRng;
+  if (random && likeness(f.ref) == 0) {
+    f.rule = "assumption";
+    f.premises.clear();
+  }
+}
+
+/// How much a term looks like the reference's: 0 a reference value itself, 1 a value of a type
+/// some reference value has, 2 anything else (a reshape that merged a sharded dim elsewhere).
+int Checker::likeness(ClassId term) const {
+  if (ref_classes_.count(g_.find(term))) return 0;
+  if (ref_types_.count(g_.type_of(term))) return 1;
+  return 2;
 }
 
 /// `dynamic-slice(x, offsets)` whose offsets depend on the rank: when x is replicated and the
@@ -226,6 +270,25 @@ std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& l
     case Lift::Term::kOperand:
       f.ref = refs[lift.operand];
       return f;
+    case Lift::Term::kBlockwise: {
+      const ClassId parts[] = {bridge_.reshape(refs[0], lift.split[0]),
+                               bridge_.reshape(refs[1], lift.split[1])};
+      auto enc = bridge_.encode(dist_, lift.ref_instr, parts, lift.ref_instr.type, "dist");
+      if (!enc) {
+        *why = enc.why;
+        return std::nullopt;
+      }
+      ClassId batched = *enc.id;
+      if (!lift.block_order.empty()) {
+        std::vector<int64_t> dims;
+        for (int64_t k : lift.block_order) dims.push_back(lift.ref_instr.type.dim(k));
+        batched = bridge_.transpose(batched, lift.block_order,
+                                    ir::Type::array(lift.ref_type.dtype(), dims));
+      }
+      f.ref = bridge_.reshape(batched, lift.ref_type);
+      f.apply = true;
+      return f;
+    }
     case Lift::Term::kPadded: {
       // The gathered value is the reference value followed by padding nobody knows.
       const ClassId x = refs[lift.operand];
@@ -281,7 +344,56 @@ void Checker::lift_replicated_tuple(InstrId id) {
     f.rule = "factor:" + instr.opcode_text();
     f.premises = premises;
     f.apply = true;
+    random_as_assumption(instr, f);
     add_fact(id, e, std::move(f));
+  }
+  if (instr.opcode == ir::Opcode::kRngBitGenerator && refs.size() == 1) {
+    offer_random_blocks(id, refs[0]);
+  }
+}
+
+/// A random generator that draws fewer values than the reference's on the same state, one dim
+/// divided by a mesh axis's size (each rank drawing for its heads only), relates to the
+/// reference's draws only under an assumption: that each rank draws its block of them. The fact
+/// says so (rule `assumption`) and the result states it (state_random_assumptions).
+void Checker::offer_random_blocks(InstrId id, ClassId state) {
+  const ir::Instruction& instr = dist_.entry()[id];
+  const ir::Computation& r = ref_.entry();
+  if (!instr.type.is_tuple() || instr.type.elements().size() != 2) return;
+  const ir::Type& drawn = instr.type.elements()[1];
+  for (size_t i = 0; i < r.size(); ++i) {
+    const ir::Instruction& ri = r[static_cast<InstrId>(i)];
+    if (ri.opcode != ir::Opcode::kRngBitGenerator || ri.operands.size() != 1 ||
+        !(ri.attrs == instr.attrs) || ri.type.elements().size() != 2) {
+      continue;
+    }
+    const auto& operand = ref_values_[static_cast<size_t>(ri.operands[0])];
+    const auto& values = ref_values_[i];
+    if (operand.size() != 1 || !operand[0] || g_.find(*operand[0]) != g_.find(state) ||
+        values.size() != 2 || !values[1]) {
+      continue;
+    }
+    const ir::Type& whole = ri.type.elements()[1];
+    if (whole.dtype() != drawn.dtype() || whole.rank() != drawn.rank()) continue;
+    std::optional<int64_t> dim;
+    for (int64_t k = 0; k < whole.rank(); ++k) {
+      if (whole.dim(k) == drawn.dim(k)) continue;
+      if (dim) {
+        dim.reset();
+        break;
+      }
+      dim = k;
+    }
+    if (!dim) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      if (mesh_.size(a) < 2 || drawn.dim(*dim) * mesh_.size(a) != whole.dim(*dim)) continue;
+      Fact f;
+      f.layout = Layout::on(mesh_, a, AxisLayout::shard(static_cast<int32_t>(*dim)));
+      f.ref = *values[1];
+      f.rule = "assumption";
+      add_fact(id, 1, std::move(f));
+      return;
+    }
   }
 }
 
@@ -356,6 +468,87 @@ void Checker::offer_padded_broadcasts(InstrId user) {
       f.ref = *enc.id;
       f.rule = "broadcast-as-shard";
       add_fact(o, 0, std::move(f));
+    }
+  }
+}
+
+/// A shard next to size-1 dims of the rank's value sits on any of them, in a reshaped reference
+/// value: shard(2) of X f32[1,1,256,128] is shard(1) of X as f32[1,2,128,128] when the ranks
+/// hold f32[1,1,128,128] (a head dim dropped and re-inserted elsewhere). When an elementwise op
+/// meets operands sharded along different dims of one axis, each operand is also offered the
+/// other dims it can move its shard to (rule `view`).
+void Checker::offer_shard_moves(InstrId user) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[user];
+  if (!takes_numbers(instr.opcode) || !instr.type.is_array()) return;
+  // Per axis: the dims operands shard in a reference-like value (one of a type the reference
+  // has), overall and per operand. Where every operand has such a shard along one dim, the
+  // operands line up already; else the others are offered a move there.
+  std::vector<std::vector<int32_t>> dims(mesh_.rank());
+  std::vector<std::vector<std::vector<int32_t>>> per_operand(instr.operands.size(), dims);
+  std::vector<bool> sharded(instr.operands.size(), false);
+  for (size_t i = 0; i < instr.operands.size(); ++i) {
+    for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
+      for (size_t a = 0; a < mesh_.rank(); ++a) {
+        const AxisLayout& p = facts_[f].layout.axes[a];
+        if (!p.is_shard()) continue;
+        sharded[i] = true;
+        if (likeness(facts_[f].ref) > 1) continue;
+        if (std::find(dims[a].begin(), dims[a].end(), p.dim) == dims[a].end())
+          dims[a].push_back(p.dim);
+        per_operand[i][a].push_back(p.dim);
+      }
+    }
+  }
+  for (size_t a = 0; a < mesh_.rank(); ++a) {
+    for (int32_t d : dims[a]) {
+      bool shared = true;
+      for (size_t i = 0; i < per_operand.size(); ++i) {
+        const auto& has = per_operand[i][a];
+        shared = shared && (!sharded[i] || std::find(has.begin(), has.end(), d) != has.end());
+      }
+      if (shared) {
+        dims[a].clear();
+        break;
+      }
+    }
+  }
+  for (InstrId o : instr.operands) {
+    const std::vector<int64_t> local = comp[o].type.dims();
+    const std::vector<uint32_t> known = facts_of_[static_cast<size_t>(o)][0];
+    for (uint32_t f : known) {
+      for (size_t a = 0; a < mesh_.rank(); ++a) {
+        const AxisLayout& p = facts_[f].layout.axes[a];
+        if (!p.is_shard() || p.full >= 0 || dims[a].empty() || !facts_[f].anchored) continue;
+        for (int32_t to : dims[a]) {
+          // The dims from the one left to the target must be size 1 on the rank.
+          const int32_t lo = std::min(p.dim, to), hi = std::max(p.dim, to);
+          if (to == p.dim || to >= static_cast<int32_t>(local.size())) continue;
+          bool ones = true;
+          for (int32_t k = lo; k < hi; ++k) ones = ones && local[static_cast<size_t>(k)] == 1;
+          // (and no other axis shards the dims it passes: their blocks would reorder)
+          for (size_t b = 0; b < mesh_.rank() && ones; ++b) {
+            const AxisLayout& q = facts_[f].layout.axes[b];
+            ones = b == a || !q.is_shard() || q.dim < lo || q.dim > hi;
+          }
+          if (!ones) continue;
+          const auto t = types_.type(g_.type_of(facts_[f].ref));
+          if (!t) continue;
+          std::vector<int64_t> moved = local;
+          moved[static_cast<size_t>(to)] *= mesh_.size(a);
+          if (!facts_[f].layout.reference_dims(local, mesh_)) continue;
+          Fact v = facts_[f];
+          v.layout.axes[a] = AxisLayout::shard(to);
+          // Other axes' shards stay where they are.
+          auto ref_dims = v.layout.reference_dims(local, mesh_);
+          if (!ref_dims) continue;
+          v.ref = bridge_.reshape(facts_[f].ref, ir::Type::array(t->dtype(), *ref_dims));
+          v.rule = "view";
+          v.premises = {f};
+          v.apply = false;
+          add_fact(o, 0, std::move(v));
+        }
+      }
     }
   }
 }

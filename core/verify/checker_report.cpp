@@ -1,6 +1,8 @@
 // What a check reports beyond its verdict: goal proofs, the first divergence and the closest
 // reference node, random assumptions (checker_internal.h).
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -121,10 +123,14 @@ void Checker::state_random_assumptions() {
       for (uint32_t f : element) {
         auto it = ref_random.find(g_.find(facts_[f].ref));
         if (it == ref_random.end()) continue;
+        const bool block = !facts_[f].layout.is_rep();
         result_.assumptions.push_back(
             {instr.name, facts_[f].layout,
-             "random: assumed to draw the same values as the reference's " + it->second +
-                 " (the same generator on the same state)"});
+             block ? "random: assumed to draw, on each rank, its block of the values the "
+                     "reference's " +
+                         it->second + " draws on the same state"
+                   : "random: assumed to draw the same values as the reference's " + it->second +
+                         " (the same generator on the same state)"});
         goto next;
       }
     }
@@ -143,13 +149,57 @@ void Checker::localise_by_value() {
   }
   // Under balanced partials a node may hold a reference value scaled by an axis size.
   for (ClassId c : scaled_reference_) ref_classes.insert(g_.find(c));
-  auto in_ref = [&](uint32_t f) { return ref_classes.count(g_.find(facts_[f].ref)) > 0; };
+  // A reference value laid out differently (a head dim dropped, blocks merged) or repeated by
+  // a broadcast counts too: the distributed program's own intermediate forms of it.
+  // Only a view of a value the reference views too (moved another way) is taken for one: a
+  // reshape of a reference value the reference never reshapes is where a dropped op shows.
+  // Likewise a broadcast of a type the reference has, of a value whose data it broadcasts too.
+  std::unordered_set<ClassId> viewed, broadcast;
+  auto base_of = [&](ClassId c) { return g_.find(bridge_.moved_from(c).value_or(c)); };
+  for (const auto& v : ref_values_) {
+    for (const auto& c : v) {
+      if (!c) continue;
+      if (auto base = bridge_.moved_from(*c)) viewed.insert(g_.find(*base));
+      if (auto operand = bridge_.broadcast_of(*c)) broadcast.insert(base_of(*operand));
+    }
+  }
+  // (The reference's own values may be views of a value it never names: a reduce written as a
+  // view of the reduce of its grouped operand.)
+  std::function<bool(ClassId, int)> reference_like = [&](ClassId c, int depth) {
+    if (ref_classes.count(g_.find(c)) || viewed.count(g_.find(c))) return true;
+    if (depth > 4) return false;
+    if (auto base = bridge_.moved_from(c)) return viewed.count(g_.find(*base)) > 0;
+    if (auto operand = bridge_.broadcast_of(c)) {
+      return broadcast.count(base_of(*operand)) > 0 && ref_types_.count(g_.type_of(c)) > 0 &&
+             reference_like(*operand, depth + 1);
+    }
+    return false;
+  };
+  auto in_ref = [&](uint32_t f) { return reference_like(facts_[f].ref, 0); };
   const ir::Computation& comp = dist_.entry();
   auto order = comp.topological_order();
   if (!order) return;
   std::vector<std::vector<InstrId>> users_of(comp.size());
   for (InstrId id : *order) {
     for (InstrId o : comp[id].operands) users_of[static_cast<size_t>(o)].push_back(id);
+  }
+  // A value the reference never holds is still no suspect when a later value built from it is
+  // the reference's again (a form only the distributed program needs, such as a scores matrix
+  // with its head dim merged into the rows).
+  std::vector<bool> reference(comp.size(), false), redeemed(comp.size(), false);
+  for (InstrId id : *order) {
+    for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+      for (uint32_t f : element) {
+        if (facts_[f].apply && in_ref(f)) reference[static_cast<size_t>(id)] = true;
+      }
+    }
+  }
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    for (InstrId u : users_of[static_cast<size_t>(*it)]) {
+      if (reference[static_cast<size_t>(u)] || redeemed[static_cast<size_t>(u)]) {
+        redeemed[static_cast<size_t>(*it)] = true;
+      }
+    }
   }
   for (InstrId id : *order) {
     // A constant used only in index arithmetic on the rank (evaluated per device, never
@@ -171,11 +221,11 @@ void Checker::localise_by_value() {
       }
       differs = differs || (applied && !matches);
     }
-    if (!differs) continue;
+    if (!differs || redeemed[static_cast<size_t>(id)]) continue;
     bool operands_match = true;
     for (InstrId o : comp[id].operands) {
       const auto& v = facts_of_[static_cast<size_t>(o)];
-      bool any = false;
+      bool any = redeemed[static_cast<size_t>(o)];
       for (const auto& element : v) {
         // A collective's view of a value (a gathered padded shard) counts as the reference's.
         for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
@@ -189,6 +239,36 @@ void Checker::localise_by_value() {
                 "operand order, window or permutation than the reference uses)");
     result_.divergence->by_value = true;
     return;
+  }
+  localise_at_outputs();
+}
+
+/// Every node holds a value of the reference, but an output is not the one the reference
+/// returns there (an op dropped just before it): the node that produces the output is the
+/// suspect.
+void Checker::localise_at_outputs() {
+  const ir::Computation& r = ref_.entry();
+  const ir::Computation& d = dist_.entry();
+  const auto first_ref = first_reference_nodes();
+  const ir::Instruction& root = d[d.root];
+  for (const Goal& goal : result_.goals) {
+    if (goal.proven) continue;
+    const auto e = dist_element(static_cast<size_t>(goal.index));
+    const auto& out = facts_of_[static_cast<size_t>(d.root)];
+    if (!e || *e >= out.size()) continue;
+    for (uint32_t f : out[*e]) {
+      const auto held = first_ref.find(g_.find(facts_[f].ref));
+      if (held == first_ref.end()) continue;
+      const InstrId producer = root.opcode == ir::Opcode::kTuple && *e < root.operands.size()
+                                   ? root.operands[*e]
+                                   : d.root;
+      result_.divergence =
+          describe(producer, "it holds the reference's '" + r[held->second].name +
+                                 "', but the reference returns another value as its output " +
+                                 std::to_string(goal.index) + " ('" + goal.ref + "')");
+      result_.divergence->by_value = true;
+      return;
+    }
   }
 }
 
@@ -223,6 +303,15 @@ void Checker::record_derivation() {
   const ir::Computation& r = ref_.entry();
   const ir::Computation& d = dist_.entry();
   result_.derivation.reserve(facts_.size());
+  // Numbers stand for constants of every type, so a class may hold reference nodes of several
+  // element types: a fact names one of its own type.
+  std::map<std::pair<ClassId, ir::DType>, InstrId> typed_first;
+  for (InstrId id : r.topological_order().value_or(std::vector<InstrId>{})) {
+    const auto& v = ref_values_[static_cast<size_t>(id)];
+    if (v.size() == 1 && v[0] && r[id].type.is_array()) {
+      typed_first.emplace(std::pair{g_.find(*v[0]), r[id].type.dtype()}, id);
+    }
+  }
   for (size_t i = 0; i < facts_.size(); ++i) {
     const Fact& x = facts_[i];
     DerivedFact out;
@@ -234,8 +323,16 @@ void Checker::record_derivation() {
     out.rule = x.rule;
     out.premises.assign(x.premises.begin(), x.premises.end());
     const auto found = first_ref.find(g_.find(x.ref));
-    if (found != first_ref.end()) {
+    const ir::Type& own =
+        d[x.instr].type.is_tuple() ? d[x.instr].type.elements()[x.element] : d[x.instr].type;
+    const auto typed =
+        own.is_array() ? typed_first.find({g_.find(x.ref), own.dtype()}) : typed_first.end();
+    if (typed != typed_first.end()) {
+      out.ref = r[typed->second].name;
+    } else if (found != first_ref.end()) {
       out.ref = r[found->second].name;
+    }
+    if (found != first_ref.end()) {
       // With explanations: the rewrites that make the term built for the fact the node's.
       const ClassId node = *ref_values_[static_cast<size_t>(found->second)][0];
       if (g_.explanations() && node != x.ref) {

@@ -434,6 +434,7 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
     }
     sig = FactorSignature{};
   }
+  std::vector<Lift> lifts = detail::lift_blockwise_dot(instr, ops, mesh);
   Layout result = Layout::replicated(mesh.rank());
   for (size_t a = 0; a < mesh.rank() && !all_rep; ++a) {
     const bool any_partial = std::any_of(ops.begin(), ops.end(), [&](const OperandView& v) {
@@ -441,7 +442,10 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
     });
     auto part = any_partial ? partial_axis(instr, *sig, ops, a, mesh)
                             : shard_axis(instr, *sig, ops, a, mesh);
-    if (auto* no = std::get_if<NoLift>(&part)) return *no;
+    if (auto* no = std::get_if<NoLift>(&part)) {
+      if (!lifts.empty()) return lifts;
+      return *no;
+    }
     result.axes[a] = std::get<AxisLayout>(part);
   }
   auto dims = result.reference_dims(instr.type.dims(), mesh);
@@ -458,7 +462,8 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
     l.term = Lift::Term::kOperand;
     l.operand = 0;
   }
-  return std::vector<Lift>{std::move(l)};
+  lifts.insert(lifts.begin(), std::move(l));
+  return lifts;
 }
 
 }  // namespace scalify::verify

@@ -27,14 +27,20 @@ struct Lift {
     kApply,    ///< the op applied to the operands' reference terms: encode `ref_instr`
     kOperand,  ///< operand `operand`'s reference term itself (collectives, identities)
     kPadded,   ///< operand's reference term concatenated with unknown padding along `pad_dim`
+    /// a dot read block by block: the operands' terms reshaped to `split`, `ref_instr` (a dot
+    /// batched over the blocks) applied, transposed by `block_order` (when given) and reshaped
+    /// to `ref_type`
+    kBlockwise,
   };
   Layout layout;
   Term term = Term::kApply;
-  ir::Instruction ref_instr;  ///< kApply: the instruction as the reference would write it
-  ir::Type ref_type;          ///< the reference type of the result
-  size_t operand = 0;         ///< kOperand, kPadded
-  int32_t pad_dim = -1;       ///< kPadded
-  std::string rule;           ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
+  ir::Instruction ref_instr;         ///< kApply: the instruction as the reference would write it
+  ir::Type ref_type;                 ///< the reference type of the result
+  size_t operand = 0;                ///< kOperand, kPadded
+  int32_t pad_dim = -1;              ///< kPadded
+  std::vector<ir::Type> split;       ///< kBlockwise: the operands' reference types, split
+  std::vector<int64_t> block_order;  ///< kBlockwise: the blocks moved next to their dim
+  std::string rule;  ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
 };
 
 /// Why an instruction gets no layout: a sentence a person can act on.

@@ -1,8 +1,10 @@
 #include "verify/term_bridge.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace scalify::verify {
 
@@ -130,17 +132,155 @@ ClassId TermBridge::scale(ClassId x, double v) {
   return add("multiply", {}, kids, g_.type_of(x));
 }
 
+std::optional<std::pair<ClassId, ir::DataView>> TermBridge::view_of(ClassId x) const {
+  if (auto it = views_.find(x); it != views_.end()) return it->second;
+  const auto t = types_.type(g_.type_of(x));
+  if (!t || !t->is_array()) return std::nullopt;
+  return std::pair{x, ir::DataView::identity(t->dims())};
+}
+
+std::optional<ClassId> TermBridge::moved_from(ClassId x) const {
+  if (auto it = views_.find(x); it != views_.end()) return it->second.first;
+  return std::nullopt;
+}
+
+std::optional<ClassId> TermBridge::broadcast_of(ClassId x) const {
+  if (auto it = broadcasts_.find(x); it != broadcasts_.end()) return it->second.operand;
+  return std::nullopt;
+}
+
+ClassId TermBridge::emit_view(ClassId base, const ir::DataView& view, ir::DType dtype) {
+  const ir::DataView c = view.canonical();
+  auto typed = [&](const std::vector<int64_t>& dims) {
+    return types_.intern(ir::Type::array(dtype, dims));
+  };
+  ClassId out = base;
+  if (c.is_reshape()) {
+    if (c.shape != c.base) {
+      const ClassId kids[] = {base};
+      out = add("reshape", {{"shape", c.shape}}, kids, typed(c.shape));
+    }
+  } else {
+    if (c.factors != c.base) {
+      const ClassId kids[] = {out};
+      out = add("reshape", {{"shape", c.factors}}, kids, typed(c.factors));
+    }
+    const std::vector<int64_t> permuted = c.permuted_factors();
+    const ClassId mid[] = {out};
+    out = add("transpose", {{"dimensions", c.order}}, mid, typed(permuted));
+    if (c.shape != permuted) {
+      const ClassId kids[] = {out};
+      out = add("reshape", {{"shape", c.shape}}, kids, typed(c.shape));
+    }
+  }
+  if (out != base) views_.emplace(out, std::pair{base, c});
+  return out;
+}
+
+std::optional<ClassId> TermBridge::moved(ClassId x, const std::optional<ir::DataView>& view) {
+  const auto t = types_.type(g_.type_of(x));
+  if (!view || !t) return std::nullopt;
+  return emit_view(view_of(x)->first, *view, t->dtype());
+}
+
 ClassId TermBridge::reshape(ClassId x, const ir::Type& type) {
+  const auto xt = types_.type(g_.type_of(x));
+  // A reshape of a broadcast that keeps repeated and kept elements apart is a broadcast of the
+  // reshaped operand (a head dim dropped from a broadcast softmax denominator).
+  if (auto b = broadcasts_.find(x); b != broadcasts_.end() && xt && xt->dtype() == type.dtype()) {
+    const Broadcast bc = b->second;
+    if (auto pushed = ir::broadcast_reshaped(bc.shape, bc.kept, type.dims())) {
+      const ClassId inner[] = {reshape(bc.operand, ir::Type::array(type.dtype(), pushed->operand))};
+      const ClassId out =
+          add("broadcast", {{"shape", type.dims()}, {"dimensions", pushed->dimensions}}, inner,
+              types_.intern(type));
+      broadcasts_.emplace(out, Broadcast{inner[0], pushed->dimensions, type.dims()});
+      return out;
+    }
+  }
+  if (const auto v = view_of(x); v && xt && xt->dtype() == type.dtype()) {
+    if (auto out = moved(x, v->second.reshaped(type.dims()))) return *out;
+  }
   const ClassId kids[] = {x};
   return add("reshape", {{"shape", type.dims()}}, kids, types_.intern(type));
 }
 
 ClassId TermBridge::transpose(ClassId x, std::span<const int64_t> permutation,
                               const ir::Type& type) {
+  if (const auto v = view_of(x)) {
+    if (auto out = moved(x, v->second.transposed(permutation))) return *out;
+  }
   const ClassId kids[] = {x};
   return add("transpose",
              {{"dimensions", std::vector<int64_t>(permutation.begin(), permutation.end())}}, kids,
              types_.intern(type));
+}
+
+std::optional<ClassId> TermBridge::normal_reduce(std::span<const ClassId> operands,
+                                                 const std::vector<int64_t>& dims,
+                                                 const std::string& reducer, const ir::Type& type) {
+  const auto v = view_of(operands[0]);
+  if (!v || !type.is_array()) return std::nullopt;
+  const auto r = ir::reduce_through(v->second, dims);
+  if (!r) return std::nullopt;
+  const ClassId grouped = emit_view(
+      v->first, ir::DataView::identity(v->second.base).reshaped(r->groups).value(), type.dtype());
+  const ClassId kids[] = {grouped, operands[1]};
+  const ClassId reduced = add("reduce", {{"dimensions", r->reduced}, {"to_apply", reducer}}, kids,
+                              types_.intern(ir::Type::array(type.dtype(), r->after.base)));
+  return emit_view(reduced, r->after, type.dtype());
+}
+
+std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
+                                              std::span<const ClassId> operands,
+                                              egraph::TypeId type) {
+  const auto lt = types_.type(g_.type_of(operands[0]));
+  const auto rt = types_.type(g_.type_of(operands[1]));
+  if (!lt || !rt) return std::nullopt;
+  const ir::DimList lb = instr.dims_attr("lhs_batch_dims"),
+                    lc = instr.dims_attr("lhs_contracting_dims");
+  const ir::DimList rb = instr.dims_attr("rhs_batch_dims"),
+                    rc = instr.dims_attr("rhs_contracting_dims");
+  if (lb.size() != rb.size() || lc.size() != rc.size()) return std::nullopt;
+  auto order = [](const ir::DimList& first, const ir::DimList& second, int64_t rank,
+                  bool free_last) {
+    std::vector<int64_t> free;
+    for (int64_t k = 0; k < rank; ++k) {
+      const bool named = std::find(first.begin(), first.end(), k) != first.end() ||
+                         std::find(second.begin(), second.end(), k) != second.end();
+      if (!named) free.push_back(k);
+    }
+    std::vector<int64_t> perm(first.begin(), first.end());
+    if (!free_last) perm.insert(perm.end(), free.begin(), free.end());
+    perm.insert(perm.end(), second.begin(), second.end());
+    if (free_last) perm.insert(perm.end(), free.begin(), free.end());
+    return perm;
+  };
+  const std::vector<int64_t> pl = order(lb, lc, lt->rank(), false);
+  const std::vector<int64_t> pr = order(rb, rc, rt->rank(), true);
+  if (static_cast<int64_t>(pl.size()) != lt->rank() ||
+      static_cast<int64_t>(pr.size()) != rt->rank())
+    return std::nullopt;
+  auto permuted = [](const ir::Type& t, const std::vector<int64_t>& perm) {
+    std::vector<int64_t> dims;
+    for (int64_t p : perm) dims.push_back(t.dim(p));
+    return ir::Type::array(t.dtype(), dims);
+  };
+  const ClassId kids[] = {transpose(operands[0], pl, permuted(*lt, pl)),
+                          transpose(operands[1], pr, permuted(*rt, pr))};
+  const auto nb = static_cast<int64_t>(lb.size()), nc = static_cast<int64_t>(lc.size());
+  auto range = [](int64_t from, int64_t count) {
+    std::vector<int64_t> r(static_cast<size_t>(count));
+    std::iota(r.begin(), r.end(), from);
+    return r;
+  };
+  Attrs a{{"lhs_contracting_dims", range(lt->rank() - nc, nc)},
+          {"rhs_contracting_dims", range(nb, nc)}};
+  if (nb > 0) {
+    a.emplace_back("lhs_batch_dims", range(0, nb));
+    a.emplace_back("rhs_batch_dims", range(0, nb));
+  }
+  return add("dot", std::move(a), kids, type);
 }
 
 ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
@@ -205,12 +345,10 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     case Opcode::kCopy:
       return done(kids[0]);  // a copy is its operand (layouts are not values)
     case Opcode::kTranspose:
-      return done(add(name, {{"dimensions", list(instr.dims_attr("dimensions"))}}, kids, tid));
+      return done(transpose(kids[0], list(instr.dims_attr("dimensions")), type));
     case Opcode::kReshape:
     case Opcode::kBitcast:
-      if (type.is_array() && kids.size() == 1) {
-        return done(add("reshape", {{"shape", type.dims()}}, kids, tid));
-      }
+      if (type.is_array() && kids.size() == 1) return done(reshape(kids[0], type));
       break;
     case Opcode::kBroadcast: {
       const ClassId c =
@@ -218,6 +356,9 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
               kids, tid);
       if (instr.dims_attr("dimensions").empty() && g_.type_of(kids[0]) == TypeTable::kNumber) {
         broadcast_numbers_.emplace(c, kids[0]);
+      } else if (kids.size() == 1) {
+        broadcasts_.emplace(c,
+                            Broadcast{kids[0], list(instr.dims_attr("dimensions")), type.dims()});
       }
       return done(c);
     }
@@ -238,6 +379,9 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     case Opcode::kReverse:
       return done(add(name, {{"dimensions", list(instr.dims_attr("dimensions"))}}, kids, tid));
     case Opcode::kDot: {
+      if (kids.size() == 2) {
+        if (auto normal = normal_dot(instr, kids, tid)) return done(*normal);
+      }
       Attrs a{{"lhs_contracting_dims", list(instr.dims_attr("lhs_contracting_dims"))},
               {"rhs_contracting_dims", list(instr.dims_attr("rhs_contracting_dims"))}};
       if (!instr.dims_attr("lhs_batch_dims").empty() ||
@@ -251,6 +395,9 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
       if (!reducer || kids.size() != 2) {
         return {std::nullopt, "a reduce whose computation is not one binary op"};
+      }
+      if (auto normal = normal_reduce(kids, list(instr.dims_attr("dimensions")), *reducer, type)) {
+        return done(*normal);
       }
       return done(add(name,
                       {{"dimensions", list(instr.dims_attr("dimensions"))}, {"to_apply", *reducer}},

@@ -10,6 +10,7 @@
 
 #include "egraph/egraph.h"
 #include "egraph/vocabulary.h"
+#include "ir/data_view.h"
 #include "ir/module.h"
 #include "verify/layout.h"
 #include "verify/type_table.h"
@@ -20,7 +21,10 @@ namespace scalify::verify {
 /// for every reference instruction (operands: the reference's own terms) and for every
 /// distributed instruction whose layout it can lift (operands: the reference terms the
 /// distributed operands stand for, type: the reference type), so that both land on one
-/// hash-consed node when they compute the same thing.
+/// hash-consed node when they compute the same thing. Chains of reshapes and transposes are
+/// written in DataView's normal form (one reshape, transpose, reshape of the value they move)
+/// and dots with their operands transposed to (batch, free, contracting) order, so that programs
+/// laying out the same values differently meet without a search.
 ///
 ///   TermBridge bridge(g, vocab, types);
 ///   auto x = bridge.encode(ref, ref.entry(), instr, operand_ids, instr.type);
@@ -54,11 +58,18 @@ class TermBridge {
   /// `(multiply x v)`: x scaled by the number v, of x's type.
   egraph::ClassId scale(egraph::ClassId x, double v);
 
-  /// `(reshape x :shape dims)` of type `type` (whose dims are the shape).
+  /// x reshaped to `type`'s dims, in the normal form.
   egraph::ClassId reshape(egraph::ClassId x, const ir::Type& type);
-  /// `(transpose x :dimensions permutation)` of type `type` (x's dims permuted).
+  /// x transposed by `permutation` (XLA's: result dim i is dim permutation[i]), of type `type`,
+  /// in the normal form.
   egraph::ClassId transpose(egraph::ClassId x, std::span<const int64_t> permutation,
                             const ir::Type& type);
+
+  /// The value x moves, when the bridge wrote x as a view of it (reshapes and transposes in
+  /// the normal form): x holds that value's elements, laid out differently.
+  std::optional<egraph::ClassId> moved_from(egraph::ClassId x) const;
+  /// The operand x repeats, when the bridge wrote x as a broadcast of an array.
+  std::optional<egraph::ClassId> broadcast_of(egraph::ClassId x) const;
 
   /// `(get-tuple-element t :index i)` of type `type`.
   egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);
@@ -71,12 +82,33 @@ class TermBridge {
  private:
   egraph::ClassId add(std::string_view op, egraph::Attrs attrs,
                       std::span<const egraph::ClassId> children, egraph::TypeId type);
+  /// The value x moves (x itself when it is no view of another) and how.
+  std::optional<std::pair<egraph::ClassId, ir::DataView>> view_of(egraph::ClassId x) const;
+  /// `view` of `base` in the normal form; nullopt when `view` is not a factor permutation.
+  std::optional<egraph::ClassId> moved(egraph::ClassId x, const std::optional<ir::DataView>& view);
+  egraph::ClassId emit_view(egraph::ClassId base, const ir::DataView& view, ir::DType dtype);
+  /// A reduce of a view as a view of a reduce (ir::reduce_through).
+  std::optional<egraph::ClassId> normal_reduce(std::span<const egraph::ClassId> operands,
+                                               const std::vector<int64_t>& dims,
+                                               const std::string& reducer, const ir::Type& type);
+  /// A dot with its operands in (batch, free, contracting) order.
+  std::optional<egraph::ClassId> normal_dot(const ir::Instruction& instr,
+                                            std::span<const egraph::ClassId> operands,
+                                            egraph::TypeId type);
 
   egraph::EGraph& g_;
   egraph::Vocabulary& vocab_;
   TypeTable& types_;
   std::unordered_map<egraph::ClassId, egraph::ClassId> broadcast_numbers_;
   std::unordered_map<egraph::ClassId, double> numbers_;
+  /// Per broadcast of an array the bridge wrote: its operand, kept dims and shape.
+  struct Broadcast {
+    egraph::ClassId operand;
+    std::vector<int64_t> kept, shape;
+  };
+  std::unordered_map<egraph::ClassId, Broadcast> broadcasts_;
+  /// Per class written as a view: the value it moves and the view.
+  std::unordered_map<egraph::ClassId, std::pair<egraph::ClassId, ir::DataView>> views_;
 };
 
 /// Elementwise ops (and compare, select, clamp): they take a broadcast scalar constant as the

@@ -26,6 +26,18 @@ scalify::json::Value parse(const std::string& text) {
   return *v;
 }
 
+/// The corpus program `dist` with its first collective dropped.
+scalify::test::Mutant first_collective_dropped(const std::string& dist) {
+  auto m = scalify::hlo::read_module_file(scalify::test::corpus_dir() + "/neuron_torchxla/" + dist);
+  REQUIRE(m);
+  const auto sites =
+      scalify::test::mutation_sites(*m, scalify::test::MutationKind::kDropCollective);
+  REQUIRE(!sites.empty());
+  auto mutant = scalify::test::apply_mutation(*m, sites.front());
+  REQUIRE(mutant);
+  return std::move(*mutant);
+}
+
 }  // namespace
 
 TEST_CASE("check --json on GPT-2 tp2: equivalent, with the DESIGN.md fields", "[app][check]") {
@@ -54,16 +66,9 @@ TEST_CASE("check --json on GPT-2 tp2: equivalent, with the DESIGN.md fields", "[
 
 TEST_CASE("check: a dropped all-reduce is divergent (exit 1) with node, reason and source",
           "[app][check]") {
-  auto dist = scalify::hlo::read_module_file(scalify::test::corpus_dir() +
-                                             "/neuron_torchxla/gpt2_decode_tp2.hlo");
-  REQUIRE(dist);
-  const auto sites =
-      scalify::test::mutation_sites(*dist, scalify::test::MutationKind::kDropCollective);
-  REQUIRE(!sites.empty());
-  auto mutant = scalify::test::apply_mutation(*dist, sites.front());
-  REQUIRE(mutant);
   scalify::test::TempDir dir;
-  const std::string path = dir.write("dist.hlo", scalify::hlo::print_module(mutant->module));
+  const auto mutant = first_collective_dropped("gpt2_decode_tp2.hlo");
+  const std::string path = dir.write("dist.hlo", scalify::hlo::print_module(mutant.module));
   const std::string ref = scalify::test::corpus_dir() + "/neuron_torchxla/gpt2_decode_tp1.hlo";
 
   const auto text = run_cli("check " + ref + " " + path);
@@ -77,7 +82,7 @@ TEST_CASE("check: a dropped all-reduce is divergent (exit 1) with node, reason a
   auto v = parse(r.out);
   CHECK(v["verdict"].as_string() == "divergent");
   auto& d = v["divergence"];
-  const auto& near = mutant->mutation.near;
+  const auto& near = mutant.mutation.near;
   CHECK(std::find(near.begin(), near.end(), d["dist_node"].as_string()) != near.end());
   CHECK_THAT(d["reason"].as_string(),
              Catch::Contains("all-reduce is missing") || Catch::Contains("counted 2 times"));
@@ -85,17 +90,20 @@ TEST_CASE("check: a dropped all-reduce is divergent (exit 1) with node, reason a
 }
 
 TEST_CASE("check: the source site of a divergence comes from the metadata", "[app][check]") {
-  // BERT carries source_file/source_line; the checker does not prove it yet, and reports the
-  // node it stops at with its site.
-  const auto r = run_cli("check --json " +
-                         pair_args("bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo"));
-  CHECK(r.exit_code != 0);
+  // BERT carries source_file/source_line: a planted bug is reported at its node with the
+  // Python line behind it.
+  const std::string ref =
+      scalify::test::corpus_dir() + "/neuron_torchxla/bert_pretrain_fwdbwd_tp1.hlo";
+  scalify::test::TempDir dir;
+  const std::string path = dir.write(
+      "dist.hlo",
+      scalify::hlo::print_module(first_collective_dropped("bert_pretrain_fwdbwd_tp2.hlo").module));
+  const auto r = run_cli("check --json " + ref + " " + path);
+  CHECK(r.exit_code == 1);
   auto v = parse(r.out);
-  CHECK(v["verdict"].as_string() != "equivalent");
-  if (!v["divergence"].is_null()) {
-    CHECK(v["divergence"]["source"]["file"].as_string().ends_with(".py"));
-    CHECK(v["divergence"]["source"]["line"].as_int() > 0);
-  }
+  REQUIRE(v["verdict"].as_string() == "divergent");
+  CHECK(v["divergence"]["source"]["file"].as_string().ends_with(".py"));
+  CHECK(v["divergence"]["source"]["line"].as_int() > 0);
 }
 
 TEST_CASE("check: bad input and usage exit 2 with a message", "[app][check]") {

@@ -92,7 +92,8 @@ TEST_CASE("proof check: every corpus pair's proof is accepted", "[proofcheck][co
       {"mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo"},
       {"gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"},
       {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp2.hlo"},
-      {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp8.hlo"}};
+      {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp8.hlo"},
+      {"bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo"}};
   for (const auto& [ref, dist] : pairs) {
     INFO(dist);
     const ProofFile& proof = corpus_proof(ref, dist);
@@ -173,6 +174,46 @@ TEST_CASE("proof check: a changed layout is rejected at every fact of the proof"
     rejected += r.outcome == Outcome::kRejected ? 1 : 0;
   }
   CHECK(rejected == facts.size());
+}
+
+TEST_CASE("proof check: BERT's heads, read block by block and moved between size-1 dims",
+          "[proofcheck][corpus]") {
+  // One head per rank: the scores and contexts are dots read block by block, shards move to a
+  // size-1 dim next to them (rule `view`), the dropout draws each rank's block (an assumption).
+  const ProofFile& original =
+      corpus_proof("bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo");
+  const std::vector<size_t> facts = closure(original.result);
+  size_t views = 0, blockwise = 0, rejected = 0;
+  for (size_t i : facts) {
+    const verify::DerivedFact& f = original.result.derivation[i];
+    const bool view = f.rule == "view";
+    const bool blocks = f.rule == "factor:dot" && f.premises.size() == 2 &&
+                        !original.result.derivation[f.premises[0]].layout.is_rep() &&
+                        !original.result.derivation[f.premises[1]].layout.is_rep() &&
+                        !f.layout.has_partial();
+    if (!view && !blocks) continue;
+    views += view ? 1 : 0;
+    blockwise += blocks ? 1 : 0;
+    ProofFile tampered = original;
+    verify::DerivedFact& t = tampered.result.derivation[i];
+    t.layout = other(t.layout, tampered.result.mesh);
+    for (verify::Goal& g : tampered.result.goals) {
+      if (g.fact == i) g.layout = t.layout;
+    }
+    const ProofCheckReport r = recheck(tampered);
+    INFO("fact [" << i << "] " << t.dist << " " << t.rule << " -> "
+                  << t.layout.to_string(tampered.result.mesh) << ": " << r.why);
+    CHECK(r.outcome == Outcome::kRejected);
+    rejected += r.outcome == Outcome::kRejected ? 1 : 0;
+  }
+  CHECK(views >= 2);
+  CHECK(blockwise >= 6);  // scores, contexts and their gradients
+  CHECK(rejected == views + blockwise);
+  // The random block is stated, as a shard of the reference's draws.
+  const ProofCheckReport r = recheck(original);
+  REQUIRE(r.outcome == Outcome::kAccepted);
+  CHECK(std::count_if(original.result.assumptions.begin(), original.result.assumptions.end(),
+                      [](const verify::Assumption& a) { return !a.layout.is_rep(); }) == 1);
 }
 
 TEST_CASE("proof check: changed premises, rules, names, goals and verdicts are rejected",

@@ -1,0 +1,258 @@
+// Data movement and dots in one normal form, for the proof checker's terms (reference_terms.h):
+// two programs that lay a value out differently (a head dimension split, transposed and squeezed
+// in another order; a dot whose batch dimension sits elsewhere) build the same term.
+#include <algorithm>
+#include <numeric>
+
+#include "proofcheck/reference_terms.h"
+
+namespace scalify::proofcheck {
+
+namespace {
+
+/// Ops applied element by element: data movement commutes with them.
+bool takes_elements(ir::Opcode op) {
+  return ir::is_elementwise(op) || op == ir::Opcode::kCompare || op == ir::Opcode::kSelect ||
+         op == ir::Opcode::kClamp;
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string out = "{";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + "}";
+}
+
+/// `attrs` split at its top-level commas (values hold commas inside braces).
+std::vector<std::string> attr_parts(const std::string& attrs) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string cur;
+  for (char c : attrs) {
+    if (c == '{') ++depth;
+    if (c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  return parts;
+}
+
+/// The permutation of a transpose written `dimensions={…}` (nothing else).
+std::optional<std::vector<int64_t>> permutation_of(const std::string& attrs) {
+  const std::string head = "dimensions={";
+  if (!attrs.starts_with(head) || !attrs.ends_with("}")) return std::nullopt;
+  std::vector<int64_t> out;
+  const std::string body = attrs.substr(head.size(), attrs.size() - head.size() - 1);
+  size_t at = 0;
+  while (at < body.size()) {
+    size_t end = body.find(',', at);
+    if (end == std::string::npos) end = body.size();
+    const std::string n = body.substr(at, end - at);
+    if (n.empty() || !std::all_of(n.begin(), n.end(), ::isdigit) || n.size() > 6) {
+      return std::nullopt;
+    }
+    out.push_back(std::stoll(n));
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::pair<TermId, ir::DataView> TermTable::view_of(TermId x) const {
+  if (auto it = views_.find(x); it != views_.end()) return it->second;
+  return {x, ir::DataView::identity(terms_[x].type.dims())};
+}
+
+TermId TermTable::view_term(TermId base, const ir::DataView& view, ir::DType dtype) {
+  const ir::DataView c = view.canonical();
+  const std::optional<double> splat = terms_[base].splat;
+  auto step = [&](const std::string& op, const std::string& attrs, const std::vector<int64_t>& dims,
+                  TermId arg) {
+    return raw(op, attrs, ir::Type::array(dtype, dims), {arg}, splat);
+  };
+  TermId out = base;
+  if (c.is_reshape()) {
+    if (c.shape != c.base) out = step("reshape", "", c.shape, base);
+  } else {
+    if (c.factors != c.base) out = step("reshape", "", c.factors, out);
+    const std::vector<int64_t> permuted = c.permuted_factors();
+    out = step("transpose", "dimensions=" + dims_text(c.order), permuted, out);
+    if (c.shape != permuted) out = step("reshape", "", c.shape, out);
+  }
+  if (out != base) views_.emplace(out, std::pair{base, c});
+  return out;
+}
+
+std::optional<TermId> TermTable::normal_form(const std::string& op, const std::string& attrs,
+                                             const ir::Type& type, const std::vector<TermId>& args,
+                                             const ir::Instruction* instr) {
+  if (instr && takes_elements(instr->opcode) && type.is_array()) {
+    if (auto outside = view_outside(op, attrs, type, args)) return outside;
+  }
+  if (op == "reduce" && args.size() == 2 && instr && type.is_array()) {
+    return reduce_form(attrs, type, args, instr->dims_attr("dimensions"));
+  }
+  if ((op == "reshape" || op == "bitcast") && args.size() == 1 && attrs.empty() &&
+      terms_[args[0]].op == "broadcast" && terms_[args[0]].args.size() == 1 && type.is_array()) {
+    if (auto pushed = reshaped_broadcast(args[0], type)) return pushed;
+  }
+  if (args.size() == 1 && type.is_array() && terms_[args[0]].type.is_array() &&
+      terms_[args[0]].type.dtype() == type.dtype()) {
+    const auto [base, view] = view_of(args[0]);
+    std::optional<ir::DataView> moved;
+    if ((op == "reshape" || op == "bitcast") && attrs.empty()) moved = view.reshaped(type.dims());
+    if (op == "transpose") {
+      std::optional<std::vector<int64_t>> perm;
+      if (instr) {
+        const ir::DimList& d = instr->dims_attr("dimensions");
+        perm = std::vector<int64_t>(d.begin(), d.end());
+      } else {
+        perm = permutation_of(attrs);
+      }
+      if (perm) moved = view.transposed(*perm);
+    }
+    if (moved && moved->shape == type.dims()) return view_term(base, *moved, type.dtype());
+    return std::nullopt;
+  }
+  if (op != "dot" || args.size() != 2 || !instr) return std::nullopt;
+  const ir::DimList &lb = instr->dims_attr("lhs_batch_dims"),
+                    &lc = instr->dims_attr("lhs_contracting_dims");
+  const ir::DimList &rb = instr->dims_attr("rhs_batch_dims"),
+                    &rc = instr->dims_attr("rhs_contracting_dims");
+  // Copies: making terms may move the table.
+  const ir::Type lt = terms_[args[0]].type, rt = terms_[args[1]].type;
+  if (lb.size() != rb.size() || lc.size() != rc.size() || !lt.is_array() || !rt.is_array()) {
+    return std::nullopt;
+  }
+  // Operand dims in (batch, free, contracting) order for the lhs, (batch, contracting, free)
+  // for the rhs: the dot then only names positions.
+  auto order = [](const ir::DimList& first, const ir::DimList& second, int64_t rank,
+                  bool free_last) {
+    std::vector<int64_t> free;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (std::find(first.begin(), first.end(), k) == first.end() &&
+          std::find(second.begin(), second.end(), k) == second.end()) {
+        free.push_back(k);
+      }
+    }
+    std::vector<int64_t> perm(first.begin(), first.end());
+    if (!free_last) perm.insert(perm.end(), free.begin(), free.end());
+    perm.insert(perm.end(), second.begin(), second.end());
+    if (free_last) perm.insert(perm.end(), free.begin(), free.end());
+    return perm;
+  };
+  const std::vector<int64_t> pl = order(lb, lc, lt.rank(), false);
+  const std::vector<int64_t> pr = order(rb, rc, rt.rank(), true);
+  if (static_cast<int64_t>(pl.size()) != lt.rank() ||
+      static_cast<int64_t>(pr.size()) != rt.rank()) {
+    return std::nullopt;
+  }
+  auto transposed = [&](TermId x, const std::vector<int64_t>& perm) -> std::optional<TermId> {
+    const auto [base, view] = view_of(x);
+    const auto moved = view.transposed(perm);
+    if (!moved) return std::nullopt;
+    return view_term(base, *moved, terms_[x].type.dtype());
+  };
+  const auto l = transposed(args[0], pl), r = transposed(args[1], pr);
+  if (!l || !r) return std::nullopt;
+  const auto nb = static_cast<int64_t>(lb.size()), nc = static_cast<int64_t>(lc.size());
+  auto range = [](int64_t from, int64_t count) {
+    std::vector<int64_t> v(static_cast<size_t>(count));
+    std::iota(v.begin(), v.end(), from);
+    return v;
+  };
+  // The other attributes as they were; the four dimension lists as the normal form says.
+  std::vector<std::string> parts;
+  for (const std::string& p : attr_parts(attrs)) {
+    if (!p.starts_with("lhs_batch_dims=") && !p.starts_with("rhs_batch_dims=") &&
+        !p.starts_with("lhs_contracting_dims=") && !p.starts_with("rhs_contracting_dims=")) {
+      parts.push_back(p);
+    }
+  }
+  parts.push_back("lhs_contracting_dims=" + dims_text(range(lt.rank() - nc, nc)));
+  parts.push_back("rhs_contracting_dims=" + dims_text(range(nb, nc)));
+  if (nb > 0) {
+    parts.push_back("lhs_batch_dims=" + dims_text(range(0, nb)));
+    parts.push_back("rhs_batch_dims=" + dims_text(range(0, nb)));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;
+  return raw("dot", text, type, {*l, *r}, std::nullopt);
+}
+
+std::optional<TermId> TermTable::view_outside(const std::string& op, const std::string& attrs,
+                                              const ir::Type& type,
+                                              const std::vector<TermId>& args) {
+  // Scalars broadcast (or splat numbers) fit any shape; every other operand must be the same
+  // view of a value of one shape.
+  auto scalar = [&](TermId a) -> std::optional<TermId> {
+    const Term& t = terms_[a];
+    if (t.op == "broadcast" && t.args.size() == 1 && terms_[t.args[0]].type.rank() == 0) {
+      return t.args[0];
+    }
+    if (t.splat && t.type.rank() == 0) return a;
+    return std::nullopt;
+  };
+  std::optional<ir::DataView> view;
+  for (TermId a : args) {
+    if (scalar(a)) continue;
+    auto it = views_.find(a);
+    if (it == views_.end() || (view && !(*view == it->second.second))) return std::nullopt;
+    view = it->second.second;
+  }
+  if (!view) return std::nullopt;
+  std::vector<TermId> inner;
+  for (TermId a : args) {
+    if (auto s = scalar(a)) {
+      const ir::Type& st = terms_[*s].type;
+      inner.push_back(
+          intern("broadcast", "dimensions={}", ir::Type::array(st.dtype(), view->base), {*s}));
+    } else {
+      inner.push_back(views_.at(a).first);
+    }
+  }
+  const TermId applied =
+      intern(op, attrs, ir::Type::array(type.dtype(), view->base), std::move(inner));
+  return view_term(applied, *view, type.dtype());
+}
+
+std::optional<TermId> TermTable::reduce_form(const std::string& attrs, const ir::Type& type,
+                                             const std::vector<TermId>& args,
+                                             const ir::DimList& dims) {
+  const auto [base, view] = view_of(args[0]);
+  const auto r = ir::reduce_through(view, dims);
+  if (!r) return std::nullopt;
+  const ir::DType dtype = type.dtype();
+  const TermId grouped =
+      view_term(base, *ir::DataView::identity(view.base).reshaped(r->groups), dtype);
+  std::vector<std::string> parts;
+  for (const std::string& p : attr_parts(attrs)) {
+    if (!p.starts_with("dimensions=")) parts.push_back(p);
+  }
+  parts.push_back("dimensions=" + dims_text(r->reduced));
+  std::sort(parts.begin(), parts.end());
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;
+  const TermId reduced =
+      raw("reduce", text, ir::Type::array(dtype, r->after.base), {grouped, args[1]}, std::nullopt);
+  return view_term(reduced, r->after, dtype);
+}
+
+std::optional<TermId> TermTable::reshaped_broadcast(TermId broadcast, const ir::Type& type) {
+  const Term b = terms_[broadcast];           // a copy: making terms may move the table
+  const auto kept = permutation_of(b.attrs);  // `dimensions={…}`: the kept dims
+  if (!kept || b.type.dtype() != type.dtype()) return std::nullopt;
+  const auto pushed = ir::broadcast_reshaped(b.type.dims(), *kept, type.dims());
+  if (!pushed) return std::nullopt;
+  const TermId inner =
+      intern("reshape", "", ir::Type::array(type.dtype(), pushed->operand), {b.args[0]});
+  return raw("broadcast", "dimensions=" + dims_text(pushed->dimensions), type, {inner}, b.splat);
+}
+
+}  // namespace scalify::proofcheck
