@@ -25,6 +25,32 @@ DataView DataView::identity(std::vector<int64_t> shape) {
   return v;
 }
 
+std::optional<DataView> DataView::block_moved(const std::vector<int64_t>& dims, int64_t from,
+                                              int64_t to, int64_t n) {
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (from < 0 || to < 0 || from >= rank || to >= rank || from == to || n < 1 ||
+      dims[static_cast<size_t>(from)] % n != 0) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> cut = dims;  // `from` as (n, block)
+  cut[static_cast<size_t>(from)] = n;
+  cut.insert(cut.begin() + from + 1, dims[static_cast<size_t>(from)] / n);
+  const int64_t target = to < from ? to : to + 1;  // `to` among the cut dims
+  std::vector<int64_t> order;
+  for (int64_t k = 0; k <= rank; ++k) {
+    if (k == from) continue;
+    if (k == target) order.push_back(from);
+    order.push_back(k);
+  }
+  std::vector<int64_t> out = dims;
+  out[static_cast<size_t>(from)] /= n;
+  out[static_cast<size_t>(to)] *= n;
+  auto v = identity(dims).reshaped(cut);
+  if (v) v = v->transposed(order);
+  if (v) v = v->reshaped(out);
+  return v;
+}
+
 std::optional<DataView> DataView::reshaped(std::vector<int64_t> new_shape) const {
   if (product(new_shape) != product(shape)) return std::nullopt;
   DataView v = *this;

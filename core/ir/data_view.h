@@ -29,6 +29,13 @@ struct DataView {
   std::vector<int64_t> shape;
 
   static DataView identity(std::vector<int64_t> shape);
+  /// A value of shape `dims` whose dim `from` is cut into (n, dims[from] / n), that n (the block
+  /// index) moved to the front of dim `to`: the view under which a shard of dim `from` is a
+  /// shard of dim `to` (each rank's block the same). nullopt: n does not divide the dim.
+  ///
+  ///   DataView::block_moved({16, 2}, 0, 1, 2)->shape == {8, 4}
+  static std::optional<DataView> block_moved(const std::vector<int64_t>& dims, int64_t from,
+                                             int64_t to, int64_t n);
   /// The same elements in another shape (row-major): nullopt if the element count differs.
   std::optional<DataView> reshaped(std::vector<int64_t> new_shape) const;
   /// XLA's transpose: result dim i is dim `permutation[i]`. nullopt when a dim of `shape` is

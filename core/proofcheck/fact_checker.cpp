@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ir/data_view.h"
 #include "proofcheck/layout_steps.h"
 #include "proofcheck/rank_offsets.h"
 
@@ -277,6 +278,8 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
       }
       want.axes[a] = AxisLayout::shard(d);
     }
+  } else if (op == Opcode::kAllToAll && f.rule == "all-to-all") {
+    return all_to_all(f, instr, p, *axes);
   } else {
     return Failure("`" + instr.opcode_text() + "` is not re-checked yet", true);
   }
@@ -285,6 +288,132 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
            f.layout.to_string(mesh_);
   }
   return x;
+}
+
+namespace {
+
+/// The one axis whose part differs between two layouts (shard p → shard q, unpadded, no
+/// other axis sharding either dim), or nullopt.
+std::optional<size_t> one_shard_moved(const Layout& from, const Layout& to) {
+  std::optional<size_t> axis;
+  for (size_t a = 0; a < from.axes.size() && a < to.axes.size(); ++a) {
+    if (from.axes[a] == to.axes[a]) continue;
+    if (axis || !from.axes[a].is_shard() || !to.axes[a].is_shard() || from.axes[a].full >= 0 ||
+        to.axes[a].full >= 0) {
+      return std::nullopt;
+    }
+    axis = a;
+  }
+  if (!axis) return std::nullopt;
+  for (size_t b = 0; b < from.axes.size(); ++b) {
+    const AxisLayout& q = from.axes[b];
+    if (b != *axis && q.is_shard() &&
+        (q.dim == from.axes[*axis].dim || q.dim == to.axes[*axis].dim)) {
+      return std::nullopt;
+    }
+  }
+  return axis;
+}
+
+std::string dims_list(const std::vector<int64_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
+  return "{" + out + "}";
+}
+
+}  // namespace
+
+TermId FactChecker::rearranged(TermId x, const std::vector<int64_t>& cut,
+                               const std::vector<int64_t>& order, const std::vector<int64_t>& out) {
+  const ir::DType dtype = terms_[x].type.dtype();
+  // A rearrangement that keeps the elements in order is one reshape (as the programs write it,
+  // so that a reshaped broadcast meets theirs).
+  auto v = ir::DataView::identity(terms_[x].type.dims()).reshaped(cut);
+  if (v) v = v->transposed(order);
+  if (v) v = v->reshaped(out);
+  if (v && v->canonical().is_reshape()) {
+    return terms_.intern("reshape", "", ir::Type::array(dtype, out), {x});
+  }
+  const TermId pieces = terms_.intern("reshape", "", ir::Type::array(dtype, cut), {x});
+  std::vector<int64_t> moved;
+  for (int64_t k : order) moved.push_back(cut[static_cast<size_t>(k)]);
+  const TermId t = terms_.intern("transpose", "dimensions=" + dims_list(order),
+                                 ir::Type::array(dtype, moved), {pieces});
+  return terms_.intern("reshape", "", ir::Type::array(dtype, out), {t});
+}
+
+FactCheck FactChecker::moved_block(const DerivedFact& p, const DerivedFact& f) {
+  const auto axis = one_shard_moved(p.layout, f.layout);
+  if (!axis) return std::string("a view moves one unpadded shard to another dimension");
+  const TermId x = *known_[p.index];
+  const std::vector<int64_t> dims = terms_[x].type.dims();
+  const int64_t n = mesh_.size(*axis);
+  const auto from = static_cast<size_t>(p.layout.axes[*axis].dim);
+  const auto to = static_cast<size_t>(f.layout.axes[*axis].dim);
+  if (from >= dims.size() || to >= dims.size() || dims[from] % n != 0) {
+    return std::string("the shard does not fit the value");
+  }
+  // Rank r holds block r of dim `from`: the same elements as block r of dim `to` once the
+  // block index (from's major part) is moved to the front of `to`.
+  std::vector<int64_t> cut, order, out = dims;
+  std::vector<int64_t> at(dims.size());
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (k == from) cut.push_back(n);
+    at[k] = static_cast<int64_t>(cut.size());
+    cut.push_back(k == from ? dims[k] / n : dims[k]);
+  }
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (k == to) order.push_back(at[from] - 1);
+    order.push_back(at[k]);
+  }
+  out[from] /= n;
+  out[to] *= n;
+  return rearranged(x, cut, order, out);
+}
+
+FactCheck FactChecker::all_to_all(const DerivedFact& f, const ir::Instruction& instr,
+                                  const DerivedFact& p, const std::vector<size_t>& axes) {
+  // XLA: each rank cuts its value into n chunks along `dimensions`, sends chunk j to rank j and
+  // concatenates what it receives along the same dimension, in rank order.
+  const ir::DimList& dims = instr.dims_attr("dimensions");
+  if (dims.size() != 1 || axes.size() != 1) {
+    return std::string("an all-to-all over one dimension and one mesh axis");
+  }
+  const size_t a = axes.front();
+  const auto c = static_cast<size_t>(dims[0]);
+  const auto moved = one_shard_moved(p.layout, f.layout);
+  if (moved != a || static_cast<size_t>(f.layout.axes[a].dim) != c) {
+    return "from " + p.layout.to_string(mesh_) + " an all-to-all of dimension " +
+           std::to_string(c) + " over " + mesh_.name(a) + " does not give " +
+           f.layout.to_string(mesh_);
+  }
+  const auto e = static_cast<size_t>(p.layout.axes[a].dim);
+  const TermId x = *known_[p.index];
+  const std::vector<int64_t> ref = terms_[x].type.dims();
+  const int64_t n = mesh_.size(a);
+  if (c >= ref.size() || ref[c] % n != 0 || ref[e] % n != 0) {
+    return std::string("the chunks do not fit the value");
+  }
+  // Rank r receives, from each rank j (holding block j of e), chunk r of c: along c it holds
+  // (j, chunk) for its r — block r of c once c is (r, j, chunk) and e only its block.
+  std::vector<int64_t> cut, order, out;
+  std::vector<int64_t> major(ref.size()), minor(ref.size());
+  for (size_t k = 0; k < ref.size(); ++k) {
+    const bool split = k == e || k == c;
+    major[k] = static_cast<int64_t>(cut.size());
+    if (split) cut.push_back(n);
+    minor[k] = static_cast<int64_t>(cut.size());
+    cut.push_back(split ? ref[k] / n : ref[k]);
+  }
+  for (size_t k = 0; k < ref.size(); ++k) {
+    if (k == c) {
+      order.insert(order.end(), {major[c], major[e], minor[c]});
+    } else {
+      order.push_back(minor[k]);
+    }
+    out.push_back(k == e ? ref[k] / n : k == c ? ref[k] * n : ref[k]);
+  }
+  return rearranged(x, cut, order, out);
 }
 
 FactCheck FactChecker::check_fact(const DerivedFact& f) {
@@ -350,24 +479,13 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
   }
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
   if (rule == "view") {
-    // The same value seen as a shard of the reference value reshaped: a reshape of the rank's
-    // value to its own shape, which the kernel checks like any reshape.
+    // The same value seen as a shard along another dim: of the premise's term with the
+    // sharded dim's block index moved to the front of the new dim.
     if (f.premises.size() != 1 || premise(f, 0).dist != f.dist ||
         premise(f, 0).element != f.element) {
       return std::string("a view has one premise: a fact of the same value");
     }
-    ir::Instruction same;
-    same.name = instr.name;
-    same.opcode = ir::Opcode::kReshape;
-    same.type = f.element >= 0 && instr.type.is_tuple()
-                    ? instr.type.elements()[static_cast<size_t>(f.element)]
-                    : instr.type;
-    same.operands = {*id};
-    const Layout layouts[] = {premise(f, 0).layout};
-    const TermId terms[] = {*known_[f.premises[0]]};
-    const StepCheck c = check_step(terms_, {dist_, same, layouts, terms, f.layout, -1, mesh_});
-    if (!c.term) return Failure(c.why, c.unsupported);
-    return *c.term;
+    return moved_block(premise(f, 0), f);
   }
   if (ir::is_collective(instr.opcode)) {
     // Element by element for a tuple-valued collective.

@@ -56,6 +56,13 @@ class FactChecker {
   FactCheck collective(const verify::DerivedFact& f, const ir::Instruction& instr,
                        const verify::DerivedFact& p);
   FactCheck slice_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
+  /// Rule `view`: premise p's shard moved to another dim (its block index moved along).
+  FactCheck moved_block(const verify::DerivedFact& p, const verify::DerivedFact& f);
+  FactCheck all_to_all(const verify::DerivedFact& f, const ir::Instruction& instr,
+                       const verify::DerivedFact& p, const std::vector<size_t>& axes);
+  /// x cut into `cut`, transposed by `order`, read as `out`.
+  TermId rearranged(TermId x, const std::vector<int64_t>& cut, const std::vector<int64_t>& order,
+                    const std::vector<int64_t>& out);
   FactCheck balanced_share(const verify::DerivedFact& f);
   FactCheck nonzero_guard(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// The reference parameter a bijection entry binds, reshaped and transposed as it says.

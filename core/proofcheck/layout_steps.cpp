@@ -422,13 +422,13 @@ std::optional<StepCheck> Kernel::blockwise_dot() {
       {"rhs_batch_dims", rbatch},
       {"lhs_contracting_dims", renumber(lc, ld, true)},
       {"rhs_contracting_dims", renumber(rc, rd, true)}};
-  for (const auto& [key, value] : lists) {
+  for (const auto& list : lists) {
     auto it = std::find_if(batched.attrs.begin(), batched.attrs.end(),
-                           [&](const ir::Attribute& a) { return a.key == key; });
+                           [&](const ir::Attribute& a) { return a.key == list.first; });
     if (it == batched.attrs.end()) {
-      batched.attrs.push_back(ir::Attribute{key, value, {}});
+      batched.attrs.push_back(ir::Attribute{list.first, list.second, {}});
     } else {
-      it->value = value;
+      it->value = list.second;
     }
   }
   const auto nb = static_cast<int64_t>(lb.size());

@@ -72,6 +72,8 @@ class Checker {
   bool lift_slice_by_rank(InstrId id);
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
+  std::optional<Fact> moved_shard(uint32_t f, size_t axis, int32_t to);
+  void offer_output_moves();
   std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,
                               const std::vector<ClassId>& refs,
                               const std::vector<uint32_t>& premises, std::string* why);

@@ -289,6 +289,12 @@ std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& l
       f.apply = true;
       return f;
     }
+    case Lift::Term::kView: {
+      const auto t = types_.type(g_.type_of(refs[lift.operand]));
+      if (!t || !lift.view) return std::nullopt;
+      f.ref = bridge_.view(refs[lift.operand], *lift.view, t->dtype());
+      return f;
+    }
     case Lift::Term::kPadded: {
       // The gathered value is the reference value followed by padding nobody knows.
       const ClassId x = refs[lift.operand];
@@ -521,32 +527,68 @@ void Checker::offer_shard_moves(InstrId user) {
         const AxisLayout& p = facts_[f].layout.axes[a];
         if (!p.is_shard() || p.full >= 0 || dims[a].empty() || !facts_[f].anchored) continue;
         for (int32_t to : dims[a]) {
-          // The dims from the one left to the target must be size 1 on the rank.
+          // Only across dims of size 1 on the rank (a head dim dropped and put back elsewhere):
+          // any move is true, but the others only crowd the facts an op combines.
           const int32_t lo = std::min(p.dim, to), hi = std::max(p.dim, to);
-          if (to == p.dim || to >= static_cast<int32_t>(local.size())) continue;
           bool ones = true;
-          for (int32_t k = lo; k < hi; ++k) ones = ones && local[static_cast<size_t>(k)] == 1;
-          // (and no other axis shards the dims it passes: their blocks would reorder)
-          for (size_t b = 0; b < mesh_.rank() && ones; ++b) {
-            const AxisLayout& q = facts_[f].layout.axes[b];
-            ones = b == a || !q.is_shard() || q.dim < lo || q.dim > hi;
+          for (int32_t k = lo; k < hi && k < static_cast<int32_t>(local.size()); ++k) {
+            ones = ones && local[static_cast<size_t>(k)] == 1;
           }
           if (!ones) continue;
-          const auto t = types_.type(g_.type_of(facts_[f].ref));
-          if (!t) continue;
-          std::vector<int64_t> moved = local;
-          moved[static_cast<size_t>(to)] *= mesh_.size(a);
-          if (!facts_[f].layout.reference_dims(local, mesh_)) continue;
-          Fact v = facts_[f];
-          v.layout.axes[a] = AxisLayout::shard(to);
-          // Other axes' shards stay where they are.
-          auto ref_dims = v.layout.reference_dims(local, mesh_);
-          if (!ref_dims) continue;
-          v.ref = bridge_.reshape(facts_[f].ref, ir::Type::array(t->dtype(), *ref_dims));
-          v.rule = "view";
-          v.premises = {f};
-          v.apply = false;
-          add_fact(o, 0, std::move(v));
+          if (auto v = moved_shard(f, a, to)) add_fact(o, 0, std::move(*v));
+        }
+      }
+    }
+  }
+}
+
+/// A shard of a value moved to another dim: the same blocks on every rank, read as a shard of
+/// the reference value with the sharded factor (the block index, the major factor of its dim)
+/// moved to the front of dim `to`. nullopt when another axis shards either dim, or the shard is
+/// padded.
+std::optional<Fact> Checker::moved_shard(uint32_t f, size_t axis, int32_t to) {
+  const Fact& from = facts_[f];
+  const AxisLayout& p = from.layout.axes[axis];
+  const auto t = types_.type(g_.type_of(from.ref));
+  if (!p.is_shard() || p.full >= 0 || p.dim == to || !t || to < 0 || to >= t->rank()) {
+    return std::nullopt;
+  }
+  for (size_t b = 0; b < mesh_.rank(); ++b) {
+    const AxisLayout& q = from.layout.axes[b];
+    if (b != axis && q.is_shard() && (q.dim == p.dim || q.dim == to)) return std::nullopt;
+  }
+  const auto view = ir::DataView::block_moved(t->dims(), p.dim, to, mesh_.size(axis));
+  if (!view) return std::nullopt;
+  Fact v = from;
+  v.layout.axes[axis] = AxisLayout::shard(to);
+  v.ref = bridge_.view(from.ref, *view, t->dtype());
+  v.rule = "view";
+  v.premises = {f};
+  v.apply = false;
+  return v;
+}
+
+/// An output sharded along another dim than the reference output's shape says is offered the
+/// move (an all-to-all leaves the block index where the program's reshapes put it).
+void Checker::offer_output_moves() {
+  const ir::Computation& d = dist_.entry();
+  const auto& ref_out = ref_values_[static_cast<size_t>(ref_.entry().root)];
+  auto& out = facts_of_[static_cast<size_t>(d.root)];
+  for (size_t i = 0; i < ref_out.size(); ++i) {
+    const auto e = dist_element(i);
+    if (!ref_out[i] || !e || *e >= out.size()) continue;
+    const auto want = types_.type(g_.type_of(*ref_out[i]));
+    if (!want) continue;
+    const std::vector<uint32_t> known = out[*e];
+    for (uint32_t f : known) {
+      const auto have = types_.type(g_.type_of(facts_[f].ref));
+      if (!have || have->dims() == want->dims() || !facts_[f].anchored) continue;
+      for (size_t a = 0; a < mesh_.rank(); ++a) {
+        for (int32_t to = 0; to < want->rank(); ++to) {
+          auto v = moved_shard(f, a, to);
+          if (!v) continue;
+          const auto moved = types_.type(g_.type_of(v->ref));
+          if (moved && moved->dims() == want->dims()) add_fact(d.root, *e, std::move(*v));
         }
       }
     }
@@ -560,6 +602,7 @@ void Checker::propagate() {
   auto order = comp.topological_order();
   if (!order) return;
   for (InstrId id : *order) lift_instruction(id);
+  offer_output_moves();
 }
 
 }  // namespace scalify::verify::detail

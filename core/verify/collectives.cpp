@@ -1,6 +1,6 @@
 // The collectives as layout changes: all-reduce (Partial→Rep), all-gather (Shard→Rep),
 // reduce-scatter (Partial→Shard), collective-permute (a permutation of replicated values), and
-// their asynchronous start/done forms.
+// all-to-all (a shard moved to another dim), and their asynchronous start/done forms.
 #include <algorithm>
 
 #include "verify/propagation_internal.h"
@@ -26,6 +26,81 @@ Lift keep(Layout layout, const ir::Type& ref_type, std::string rule) {
   return l;
 }
 
+/// all-to-all(x), dimensions={d}: each rank cuts x into n chunks along d, sends chunk j to
+/// rank j and joins what it receives along d, in rank order. When x is a shard of X along
+/// another dim e, rank r then holds, for every j, block j of e's chunk r of d: a shard along d
+/// of X with e's block index moved into d, after d's chunk index and before the chunk.
+std::variant<Lift, NoLift> all_to_all(const ir::Instruction& instr, const OperandView& x,
+                                      const Mesh& mesh) {
+  const std::string name = quoted(instr);
+  const ir::DimList& dims = instr.dims_attr("dimensions");
+  const ir::ReplicaGroups empty;
+  const ir::ReplicaGroups* groups = instr.replica_groups();
+  const auto axes = mesh.axes_of(groups ? *groups : empty);
+  if (dims.size() != 1 || !axes || axes->size() != 1) {
+    return NoLift{name + " over other than one dimension and one mesh axis is not supported yet",
+                  true};
+  }
+  const size_t a = axes->front();
+  const auto d = static_cast<int32_t>(dims[0]);
+  const int64_t n = mesh.size(a);
+  const AxisLayout& p = x.layout.axes[a];
+  if (!p.is_shard() || p.dim == d || p.full >= 0) {
+    // Real programs do this too (chunks of a replicated value, of the sharded dim itself): what
+    // ranks then hold is no layout the checker models, which makes the check inconclusive.
+    return NoLift{says(x, mesh) + " and " + name + " over " + mesh.name(a) +
+                      " exchanges chunks of dimension " + std::to_string(d) +
+                      ": only the exchange of a value sharded evenly along another dimension is "
+                      "modelled",
+                  true};
+  }
+  for (size_t b = 0; b < mesh.rank(); ++b) {
+    const AxisLayout& q = x.layout.axes[b];
+    if (b != a && q.is_shard() && (q.dim == d || q.dim == p.dim)) {
+      return NoLift{name + ": those dimensions are also sharded over " + mesh.name(b), true};
+    }
+  }
+  const std::vector<int64_t> ref = x.ref_type.dims();
+  const auto e = static_cast<size_t>(p.dim), c = static_cast<size_t>(d);
+  if (c >= ref.size() || ref[c] % n != 0) {
+    return NoLift{name + ": dimension " + std::to_string(d) + " does not split into " +
+                  std::to_string(n) + " chunks"};
+  }
+  // X with e cut into (n, block) and d into (n, chunk); then d gathers (d's n, e's n, chunk).
+  std::vector<int64_t> cut, order, out;
+  std::vector<std::vector<int64_t>> at(ref.size());
+  for (size_t k = 0; k < ref.size(); ++k) {
+    if (k == e || k == c) {
+      at[k] = {static_cast<int64_t>(cut.size()), static_cast<int64_t>(cut.size()) + 1};
+      cut.push_back(n);
+      cut.push_back(ref[k] / n);
+    } else {
+      at[k] = {static_cast<int64_t>(cut.size())};
+      cut.push_back(ref[k]);
+    }
+  }
+  for (size_t k = 0; k < ref.size(); ++k) {
+    if (k == e) {
+      order.push_back(at[k][1]);
+    } else if (k == c) {
+      order.insert(order.end(), {at[k][0], at[e][0], at[k][1]});
+    } else {
+      order.push_back(at[k][0]);
+    }
+    out.push_back(k == e ? ref[k] / n : k == c ? ref[k] * n : ref[k]);
+  }
+  auto view = ir::DataView::identity(ref).reshaped(cut);
+  if (view) view = view->transposed(order);
+  if (view) view = view->reshaped(out);
+  if (!view) return NoLift{"internal: the all-to-all view"};
+  Lift l = keep(x.layout, x.ref_type, "all-to-all");
+  l.layout.axes[a] = AxisLayout::shard(d);
+  l.term = Lift::Term::kView;
+  l.view = *view;
+  l.ref_type = ir::Type::array(x.ref_type.dtype(), out);
+  return l;
+}
+
 }  // namespace
 
 std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& module,
@@ -44,6 +119,9 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   const bool gather = op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
   const bool scatter = op == Opcode::kReduceScatter;
   const bool permute = op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart;
+  if (op == Opcode::kAllToAll && ops.size() == 1 && instr.type.is_array()) {
+    return all_to_all(instr, ops[0], mesh);
+  }
   if (op == Opcode::kAllToAll || op == Opcode::kRaggedAllToAll ||
       op == Opcode::kCollectiveBroadcast) {
     return NoLift{name + " is not supported yet", true};

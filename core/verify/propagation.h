@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "ir/data_view.h"
 #include "ir/module.h"
 #include "verify/layout.h"
 #include "verify/mesh.h"
@@ -31,6 +32,8 @@ struct Lift {
     /// batched over the blocks) applied, transposed by `block_order` (when given) and reshaped
     /// to `ref_type`
     kBlockwise,
+    /// operand `operand`'s reference term moved as `view` says (an all-to-all)
+    kView,
   };
   Layout layout;
   Term term = Term::kApply;
@@ -40,6 +43,7 @@ struct Lift {
   int32_t pad_dim = -1;              ///< kPadded
   std::vector<ir::Type> split;       ///< kBlockwise: the operands' reference types, split
   std::vector<int64_t> block_order;  ///< kBlockwise: the blocks moved next to their dim
+  std::optional<ir::DataView> view;  ///< kView
   std::string rule;  ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
 };
 

@@ -139,6 +139,20 @@ std::optional<std::pair<ClassId, ir::DataView>> TermBridge::view_of(ClassId x) c
   return std::pair{x, ir::DataView::identity(t->dims())};
 }
 
+ClassId TermBridge::view(ClassId x, const ir::DataView& view, ir::DType dtype) {
+  // A reshape (of a broadcast, say) is written as reshape() writes it.
+  if (view.canonical().is_reshape()) return reshape(x, ir::Type::array(dtype, view.shape));
+  const auto known = view_of(x);
+  if (!known) return emit_view(x, view, dtype);
+  const auto& [base, mine] = *known;
+  // x's own view, then the new one's steps.
+  auto composed = mine.reshaped(view.factors);
+  if (composed) composed = composed->transposed(view.order);
+  if (composed) composed = composed->reshaped(view.shape);
+  if (composed) return emit_view(base, *composed, dtype);
+  return emit_view(x, view, dtype);
+}
+
 std::optional<ClassId> TermBridge::moved_from(ClassId x) const {
   if (auto it = views_.find(x); it != views_.end()) return it->second.first;
   return std::nullopt;

@@ -65,6 +65,10 @@ class TermBridge {
   egraph::ClassId transpose(egraph::ClassId x, std::span<const int64_t> permutation,
                             const ir::Type& type);
 
+  /// x (an array of element type `dtype`) moved as `view` says (view.base is x's shape), in the
+  /// normal form.
+  egraph::ClassId view(egraph::ClassId x, const ir::DataView& view, ir::DType dtype);
+
   /// The value x moves, when the bridge wrote x as a view of it (reshapes and transposes in
   /// the normal form): x holds that value's elements, laid out differently.
   std::optional<egraph::ClassId> moved_from(egraph::ClassId x) const;

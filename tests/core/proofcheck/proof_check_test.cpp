@@ -216,6 +216,50 @@ TEST_CASE("proof check: BERT's heads, read block by block and moved between size
                       [](const verify::Assumption& a) { return !a.layout.is_rep(); }) == 1);
 }
 
+TEST_CASE("proof check: an all-to-all reshard and the shard moved at the output", "[proofcheck]") {
+  // GSPMD's reshard of a row-sharded value to a column-sharded one (all-to-all along a dim cut
+  // from the columns), squared: the all-to-all gives a shard of a view, moved at the output.
+  const std::string ref = R"hlo(HloModule r
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  ROOT m = f32[8,4] multiply(x, x)
+}
+)hlo";
+  const std::string dist = R"hlo(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[4,4] parameter(0), sharding={devices=[2,1]0,1}
+  r = f32[4,2,2] reshape(x)
+  a = f32[4,2,2] all-to-all(r), replica_groups={{0,1}}, dimensions={1}
+  t = f32[2,4,2] transpose(a), dimensions={1,0,2}
+  y = f32[8,2] reshape(t)
+  ROOT m = f32[8,2] multiply(y, y)
+}
+)hlo";
+  const ProofFile original = proof_of(ref, dist, "ref.hlo", "dist.hlo");
+  REQUIRE(original.result.verdict == verify::Verdict::kEquivalent);
+  REQUIRE(recheck(original).outcome == Outcome::kAccepted);
+  size_t tampered_facts = 0;
+  for (size_t i : closure(original.result)) {
+    const verify::DerivedFact& f = original.result.derivation[i];
+    if (f.rule != "all-to-all" && f.rule != "view") continue;
+    ++tampered_facts;
+    // Replicated, or sharded along the other dim: both lies.
+    const int32_t dim = f.layout.axes[0].dim;
+    for (const verify::Layout& lie :
+         {other(f.layout, original.result.mesh),
+          verify::Layout::on(original.result.mesh, 0, verify::AxisLayout::shard(dim == 0))}) {
+      ProofFile tampered = original;
+      tampered.result.derivation[i].layout = lie;
+      for (verify::Goal& g : tampered.result.goals) {
+        if (g.fact == i) g.layout = lie;
+      }
+      INFO(f.dist << " " << f.rule << " -> " << lie.to_string(original.result.mesh));
+      CHECK(recheck(tampered).outcome == Outcome::kRejected);
+    }
+  }
+  CHECK(tampered_facts >= 2);
+}
+
 TEST_CASE("proof check: changed premises, rules, names, goals and verdicts are rejected",
           "[proofcheck][corpus]") {
   const ProofFile& original = gpt2();

@@ -292,11 +292,11 @@ ENTRY e {
   ROOT n = f32[4,4] negate(a)
 }
 )hlo");
-  // An all-to-all of a sharded value: real, but not modelled yet.
+  // A collective-permute of a sharded value: real, but not modelled yet.
   const ir::Module dist = test::parse_module(R"hlo(HloModule d, num_partitions=2
 ENTRY e {
   a = f32[2,4] parameter(0)
-  t = f32[2,4] all-to-all(a), replica_groups={{0,1}}, dimensions={1}
+  t = f32[2,4] collective-permute(a), source_target_pairs={{0,1},{1,0}}
   ROOT n = f32[2,4] negate(t)
 }
 )hlo");
@@ -306,6 +306,61 @@ ENTRY e {
   bool said = false;
   for (const auto& n : r.notes) said = said || n.find("could not follow t") != std::string::npos;
   CHECK(said);
+}
+
+namespace {
+
+/// GSPMD's reshard of a row-sharded [8,4] to a column-sharded one: the columns cut into
+/// (ranks, chunk), an all-to-all along the ranks' dim, the received row blocks put back in
+/// front of the rows.
+std::string all_to_all_reshard(const std::string& exchanged_dim, const std::string& order) {
+  // (`order`: the transpose that puts the received row blocks first)
+  return R"hlo(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[4,4] parameter(0), sharding={devices=[2,1]0,1}
+  r = f32[4,2,2] reshape(x)
+  a = f32[4,2,2] all-to-all(r), replica_groups={{0,1}}, dimensions={)hlo" +
+         exchanged_dim + R"hlo(}
+  t = f32[2,4,2] transpose(a), dimensions={)hlo" +
+         order + R"hlo(}
+  y = f32[8,2] reshape(t)
+  ROOT m = f32[8,2] multiply(y, y)
+}
+)hlo";
+}
+
+constexpr const char* kSquare = R"hlo(HloModule r
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  ROOT m = f32[8,4] multiply(x, x)
+}
+)hlo";
+
+}  // namespace
+
+TEST_CASE("all-to-all moves a shard to another dim", "[verify]") {
+  const ir::Module ref = test::parse_module(kSquare);
+  const auto r = check(ref, test::parse_module(all_to_all_reshard("1", "1,0,2")));
+  INFO((r.divergence ? r.divergence->dist_node + ": " + r.divergence->reason : ""));
+  REQUIRE(r.verdict == Verdict::kEquivalent);
+  REQUIRE(r.goals.size() == 1);
+  CHECK(r.goals[0].layout->to_string(r.mesh) == "shard(1,tp)");
+  // Exchanging along another dim is no reshard: each rank then holds pieces of several column
+  // blocks, or rows in another order.
+  for (const char* dim : {"0", "2"}) {
+    INFO("dimensions={" << dim << "}");
+    CHECK(check(ref, test::parse_module(all_to_all_reshard(dim, "1,0,2"))).verdict !=
+          Verdict::kEquivalent);
+  }
+  // A bare all-to-all of a row shard: no layout of the reference output, never equivalent.
+  const ir::Module bare = test::parse_module(R"hlo(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  a = f32[4,4] all-to-all(x), replica_groups={{0,1}}, dimensions={1}
+  ROOT m = f32[4,4] multiply(a, a)
+}
+)hlo");
+  CHECK(check(ref, bare).verdict != Verdict::kEquivalent);
 }
 
 TEST_CASE("a divergence carries the node's op_name and source line from the metadata", "[verify]") {
