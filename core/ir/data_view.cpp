@@ -165,6 +165,48 @@ std::optional<DataView> DataView::transposed(std::span<const int64_t> permutatio
   return out;
 }
 
+std::optional<DotNormalForm> dot_normal_form(std::span<const int64_t> lhs_batch,
+                                             std::span<const int64_t> lhs_contracting,
+                                             int64_t lhs_rank, std::span<const int64_t> rhs_batch,
+                                             std::span<const int64_t> rhs_contracting,
+                                             int64_t rhs_rank) {
+  if (lhs_batch.size() != rhs_batch.size() || lhs_contracting.size() != rhs_contracting.size()) {
+    return std::nullopt;
+  }
+  auto order = [](std::span<const int64_t> first, std::span<const int64_t> second, int64_t rank,
+                  bool free_last) {
+    std::vector<int64_t> free;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (std::find(first.begin(), first.end(), k) == first.end() &&
+          std::find(second.begin(), second.end(), k) == second.end()) {
+        free.push_back(k);
+      }
+    }
+    std::vector<int64_t> perm(first.begin(), first.end());
+    if (!free_last) perm.insert(perm.end(), free.begin(), free.end());
+    perm.insert(perm.end(), second.begin(), second.end());
+    if (free_last) perm.insert(perm.end(), free.begin(), free.end());
+    return perm;
+  };
+  DotNormalForm n;
+  n.lhs_order = order(lhs_batch, lhs_contracting, lhs_rank, false);
+  n.rhs_order = order(rhs_batch, rhs_contracting, rhs_rank, true);
+  if (static_cast<int64_t>(n.lhs_order.size()) != lhs_rank ||
+      static_cast<int64_t>(n.rhs_order.size()) != rhs_rank) {
+    return std::nullopt;  // a dim named twice, or out of range
+  }
+  auto range = [](int64_t from, size_t count) {
+    std::vector<int64_t> r(count);
+    std::iota(r.begin(), r.end(), from);
+    return r;
+  };
+  const size_t nb = lhs_batch.size(), nc = lhs_contracting.size();
+  n.lhs_batch = n.rhs_batch = range(0, nb);
+  n.lhs_contracting = range(lhs_rank - static_cast<int64_t>(nc), nc);
+  n.rhs_contracting = range(static_cast<int64_t>(nb), nc);
+  return n;
+}
+
 std::optional<ReduceThroughView> reduce_through(const DataView& view,
                                                 std::span<const int64_t> dims) {
   auto al = view.aligned();

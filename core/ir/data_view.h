@@ -56,6 +56,24 @@ struct DataView {
   friend bool operator==(const DataView&, const DataView&) = default;
 };
 
+/// A dot in normal form: its operands transposed by `lhs_order` and `rhs_order` to (batch, free,
+/// contracting) and (batch, contracting, free) order, after which the dot names positions only
+/// (batch dims first, the lhs's contracting dims last, the rhs's right after its batch dims).
+/// The result is the same dot's. nullopt when the dimension lists do not pair up.
+///
+///   // dot(f32[2,128,16] l, f32[16,2,128] r), batch {0} and {1}, contracting {2} and {0}:
+///   auto n = dot_normal_form({0}, {2}, 3, {1}, {0}, 3);
+///   n->rhs_order == {1, 0, 2}; n->lhs_contracting == {2}; n->rhs_contracting == {1};
+struct DotNormalForm {
+  std::vector<int64_t> lhs_order, rhs_order;
+  std::vector<int64_t> lhs_batch, lhs_contracting, rhs_batch, rhs_contracting;
+};
+std::optional<DotNormalForm> dot_normal_form(std::span<const int64_t> lhs_batch,
+                                             std::span<const int64_t> lhs_contracting,
+                                             int64_t lhs_rank, std::span<const int64_t> rhs_batch,
+                                             std::span<const int64_t> rhs_contracting,
+                                             int64_t rhs_rank);
+
 /// A reduce of a view as a view of a reduce of the viewed value: the value read as `groups`
 /// (major to minor), groups `reduced` reduced, the result (the kept groups, in order) moved by
 /// `after` into the reduce's result shape. The groups are the coarsest: neighbouring factors

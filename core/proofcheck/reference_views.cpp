@@ -2,7 +2,6 @@
 // two programs that lay a value out differently (a head dimension split, transposed and squeezed
 // in another order; a dot whose batch dimension sits elsewhere) build the same term.
 #include <algorithm>
-#include <numeric>
 
 #include "proofcheck/reference_terms.h"
 
@@ -39,6 +38,21 @@ std::vector<std::string> attr_parts(const std::string& attrs) {
   }
   if (!cur.empty()) parts.push_back(cur);
   return parts;
+}
+
+/// `attrs` (canonical text: sorted `key=value` parts) with the parts that start with one of
+/// `replaced` swapped for `added`.
+std::string with_attrs(const std::string& attrs, std::initializer_list<std::string_view> replaced,
+                       std::vector<std::string> added) {
+  for (const std::string& p : attr_parts(attrs)) {
+    const bool gone = std::any_of(replaced.begin(), replaced.end(),
+                                  [&](std::string_view key) { return p.starts_with(key); });
+    if (!gone) added.push_back(p);
+  }
+  std::sort(added.begin(), added.end());
+  std::string text;
+  for (const std::string& p : added) text += (text.empty() ? "" : ",") + p;
+  return text;
 }
 
 /// The permutation of a transpose written `dimensions={…}` (nothing else).
@@ -120,69 +134,31 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
     return std::nullopt;
   }
   if (op != "dot" || args.size() != 2 || !instr) return std::nullopt;
-  const ir::DimList &lb = instr->dims_attr("lhs_batch_dims"),
-                    &lc = instr->dims_attr("lhs_contracting_dims");
-  const ir::DimList &rb = instr->dims_attr("rhs_batch_dims"),
-                    &rc = instr->dims_attr("rhs_contracting_dims");
   // Copies: making terms may move the table.
   const ir::Type lt = terms_[args[0]].type, rt = terms_[args[1]].type;
-  if (lb.size() != rb.size() || lc.size() != rc.size() || !lt.is_array() || !rt.is_array()) {
-    return std::nullopt;
-  }
-  // Operand dims in (batch, free, contracting) order for the lhs, (batch, contracting, free)
-  // for the rhs: the dot then only names positions.
-  auto order = [](const ir::DimList& first, const ir::DimList& second, int64_t rank,
-                  bool free_last) {
-    std::vector<int64_t> free;
-    for (int64_t k = 0; k < rank; ++k) {
-      if (std::find(first.begin(), first.end(), k) == first.end() &&
-          std::find(second.begin(), second.end(), k) == second.end()) {
-        free.push_back(k);
-      }
-    }
-    std::vector<int64_t> perm(first.begin(), first.end());
-    if (!free_last) perm.insert(perm.end(), free.begin(), free.end());
-    perm.insert(perm.end(), second.begin(), second.end());
-    if (free_last) perm.insert(perm.end(), free.begin(), free.end());
-    return perm;
-  };
-  const std::vector<int64_t> pl = order(lb, lc, lt.rank(), false);
-  const std::vector<int64_t> pr = order(rb, rc, rt.rank(), true);
-  if (static_cast<int64_t>(pl.size()) != lt.rank() ||
-      static_cast<int64_t>(pr.size()) != rt.rank()) {
-    return std::nullopt;
-  }
+  if (!lt.is_array() || !rt.is_array()) return std::nullopt;
+  const auto n = ir::dot_normal_form(
+      instr->dims_attr("lhs_batch_dims"), instr->dims_attr("lhs_contracting_dims"), lt.rank(),
+      instr->dims_attr("rhs_batch_dims"), instr->dims_attr("rhs_contracting_dims"), rt.rank());
+  if (!n) return std::nullopt;
   auto transposed = [&](TermId x, const std::vector<int64_t>& perm) -> std::optional<TermId> {
     const auto [base, view] = view_of(x);
     const auto moved = view.transposed(perm);
     if (!moved) return std::nullopt;
     return view_term(base, *moved, terms_[x].type.dtype());
   };
-  const auto l = transposed(args[0], pl), r = transposed(args[1], pr);
+  const auto l = transposed(args[0], n->lhs_order), r = transposed(args[1], n->rhs_order);
   if (!l || !r) return std::nullopt;
-  const auto nb = static_cast<int64_t>(lb.size()), nc = static_cast<int64_t>(lc.size());
-  auto range = [](int64_t from, int64_t count) {
-    std::vector<int64_t> v(static_cast<size_t>(count));
-    std::iota(v.begin(), v.end(), from);
-    return v;
-  };
-  // The other attributes as they were; the four dimension lists as the normal form says.
-  std::vector<std::string> parts;
-  for (const std::string& p : attr_parts(attrs)) {
-    if (!p.starts_with("lhs_batch_dims=") && !p.starts_with("rhs_batch_dims=") &&
-        !p.starts_with("lhs_contracting_dims=") && !p.starts_with("rhs_contracting_dims=")) {
-      parts.push_back(p);
-    }
+  std::vector<std::string> dims = {"lhs_contracting_dims=" + dims_text(n->lhs_contracting),
+                                   "rhs_contracting_dims=" + dims_text(n->rhs_contracting)};
+  if (!n->lhs_batch.empty()) {
+    dims.push_back("lhs_batch_dims=" + dims_text(n->lhs_batch));
+    dims.push_back("rhs_batch_dims=" + dims_text(n->rhs_batch));
   }
-  parts.push_back("lhs_contracting_dims=" + dims_text(range(lt.rank() - nc, nc)));
-  parts.push_back("rhs_contracting_dims=" + dims_text(range(nb, nc)));
-  if (nb > 0) {
-    parts.push_back("lhs_batch_dims=" + dims_text(range(0, nb)));
-    parts.push_back("rhs_batch_dims=" + dims_text(range(0, nb)));
-  }
-  std::sort(parts.begin(), parts.end());
-  std::string text;
-  for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;
+  const std::string text = with_attrs(
+      attrs,
+      {"lhs_batch_dims=", "rhs_batch_dims=", "lhs_contracting_dims=", "rhs_contracting_dims="},
+      std::move(dims));
   return raw("dot", text, type, {*l, *r}, std::nullopt);
 }
 
@@ -231,14 +207,8 @@ std::optional<TermId> TermTable::reduce_form(const std::string& attrs, const ir:
   const ir::DType dtype = type.dtype();
   const TermId grouped =
       view_term(base, *ir::DataView::identity(view.base).reshaped(r->groups), dtype);
-  std::vector<std::string> parts;
-  for (const std::string& p : attr_parts(attrs)) {
-    if (!p.starts_with("dimensions=")) parts.push_back(p);
-  }
-  parts.push_back("dimensions=" + dims_text(r->reduced));
-  std::sort(parts.begin(), parts.end());
-  std::string text;
-  for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;
+  const std::string text =
+      with_attrs(attrs, {"dimensions="}, {"dimensions=" + dims_text(r->reduced)});
   const TermId reduced =
       raw("reduce", text, ir::Type::array(dtype, r->after.base), {grouped, args[1]}, std::nullopt);
   return view_term(reduced, r->after, dtype);

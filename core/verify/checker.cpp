@@ -84,6 +84,7 @@ void Checker::encode_reference() {
 }
 
 bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
+  random_as_assumption(dist_.entry()[id], fact);
   auto& list = facts_of_[static_cast<size_t>(id)][element];
   size_t alike = 0;
   for (uint32_t f : list) {

@@ -142,8 +142,7 @@ void Checker::lift_instruction(InstrId id) {
                    [&](const Candidate& a, const Candidate& b) {
                      return likeness(a.fact.ref) < likeness(b.fact.ref);
                    });
-  for (Candidate& c : candidates) {
-    random_as_assumption(instr, c.fact);
+  for (const Candidate& c : candidates) {
     add_fact(id, c.element, c.fact);
     if (c.replicated_broadcast) add_broadcast_shards(id, c.lift, c.refs, c.fact);
   }
@@ -350,7 +349,6 @@ void Checker::lift_replicated_tuple(InstrId id) {
     f.rule = "factor:" + instr.opcode_text();
     f.premises = premises;
     f.apply = true;
-    random_as_assumption(instr, f);
     add_fact(id, e, std::move(f));
   }
   if (instr.opcode == ir::Opcode::kRngBitGenerator && refs.size() == 1) {

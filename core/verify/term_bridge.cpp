@@ -1,10 +1,8 @@
 #include "verify/term_bridge.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 namespace scalify::verify {
 
@@ -251,48 +249,22 @@ std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
   const auto lt = types_.type(g_.type_of(operands[0]));
   const auto rt = types_.type(g_.type_of(operands[1]));
   if (!lt || !rt) return std::nullopt;
-  const ir::DimList lb = instr.dims_attr("lhs_batch_dims"),
-                    lc = instr.dims_attr("lhs_contracting_dims");
-  const ir::DimList rb = instr.dims_attr("rhs_batch_dims"),
-                    rc = instr.dims_attr("rhs_contracting_dims");
-  if (lb.size() != rb.size() || lc.size() != rc.size()) return std::nullopt;
-  auto order = [](const ir::DimList& first, const ir::DimList& second, int64_t rank,
-                  bool free_last) {
-    std::vector<int64_t> free;
-    for (int64_t k = 0; k < rank; ++k) {
-      const bool named = std::find(first.begin(), first.end(), k) != first.end() ||
-                         std::find(second.begin(), second.end(), k) != second.end();
-      if (!named) free.push_back(k);
-    }
-    std::vector<int64_t> perm(first.begin(), first.end());
-    if (!free_last) perm.insert(perm.end(), free.begin(), free.end());
-    perm.insert(perm.end(), second.begin(), second.end());
-    if (free_last) perm.insert(perm.end(), free.begin(), free.end());
-    return perm;
-  };
-  const std::vector<int64_t> pl = order(lb, lc, lt->rank(), false);
-  const std::vector<int64_t> pr = order(rb, rc, rt->rank(), true);
-  if (static_cast<int64_t>(pl.size()) != lt->rank() ||
-      static_cast<int64_t>(pr.size()) != rt->rank())
-    return std::nullopt;
+  const auto n = ir::dot_normal_form(
+      instr.dims_attr("lhs_batch_dims"), instr.dims_attr("lhs_contracting_dims"), lt->rank(),
+      instr.dims_attr("rhs_batch_dims"), instr.dims_attr("rhs_contracting_dims"), rt->rank());
+  if (!n) return std::nullopt;
   auto permuted = [](const ir::Type& t, const std::vector<int64_t>& perm) {
     std::vector<int64_t> dims;
     for (int64_t p : perm) dims.push_back(t.dim(p));
     return ir::Type::array(t.dtype(), dims);
   };
-  const ClassId kids[] = {transpose(operands[0], pl, permuted(*lt, pl)),
-                          transpose(operands[1], pr, permuted(*rt, pr))};
-  const auto nb = static_cast<int64_t>(lb.size()), nc = static_cast<int64_t>(lc.size());
-  auto range = [](int64_t from, int64_t count) {
-    std::vector<int64_t> r(static_cast<size_t>(count));
-    std::iota(r.begin(), r.end(), from);
-    return r;
-  };
-  Attrs a{{"lhs_contracting_dims", range(lt->rank() - nc, nc)},
-          {"rhs_contracting_dims", range(nb, nc)}};
-  if (nb > 0) {
-    a.emplace_back("lhs_batch_dims", range(0, nb));
-    a.emplace_back("rhs_batch_dims", range(0, nb));
+  const ClassId kids[] = {transpose(operands[0], n->lhs_order, permuted(*lt, n->lhs_order)),
+                          transpose(operands[1], n->rhs_order, permuted(*rt, n->rhs_order))};
+  Attrs a{{"lhs_contracting_dims", n->lhs_contracting},
+          {"rhs_contracting_dims", n->rhs_contracting}};
+  if (!n->lhs_batch.empty()) {
+    a.emplace_back("lhs_batch_dims", n->lhs_batch);
+    a.emplace_back("rhs_batch_dims", n->rhs_batch);
   }
   return add("dot", std::move(a), kids, type);
 }

@@ -152,6 +152,23 @@ TEST_CASE("DataView: a sum over a view is a view of a sum", "[ir][data_view]") {
   CHECK(r->after.canonical().is_reshape());
 }
 
+TEST_CASE("DataView: a dot's normal form names positions only", "[ir][data_view]") {
+  // dot(f32[2,128,16] l, f32[16,2,128] r), batch {0} and {1}, contracting {2} and {0}.
+  const std::vector<int64_t> lb{0}, lc{2}, rb{1}, rc{0};
+  const auto n = scalify::ir::dot_normal_form(lb, lc, 3, rb, rc, 3);
+  REQUIRE(n);
+  CHECK(n->lhs_order == std::vector<int64_t>{0, 1, 2});
+  CHECK(n->rhs_order == std::vector<int64_t>{1, 0, 2});
+  CHECK(n->lhs_batch == std::vector<int64_t>{0});
+  CHECK(n->rhs_batch == std::vector<int64_t>{0});
+  CHECK(n->lhs_contracting == std::vector<int64_t>{2});
+  CHECK(n->rhs_contracting == std::vector<int64_t>{1});
+  // A dim named twice, or lists that do not pair up.
+  const std::vector<int64_t> twice{0};
+  CHECK_FALSE(scalify::ir::dot_normal_form(twice, twice, 2, rb, rc, 3));
+  CHECK_FALSE(scalify::ir::dot_normal_form(lb, std::vector<int64_t>{}, 3, rb, rc, 3));
+}
+
 TEST_CASE("DataView: broadcasts reshaped", "[ir][data_view]") {
   auto b =
       scalify::ir::broadcast_reshaped(std::vector<int64_t>{1, 1, 256, 128}, std::vector<int64_t>{2},

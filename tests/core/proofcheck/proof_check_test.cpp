@@ -57,6 +57,16 @@ ProofCheckReport recheck(const ProofFile& proof) {
   return *report;
 }
 
+/// `original` with fact i's layout changed to `lie`, and the goals it proves saying so.
+ProofFile with_layout(const ProofFile& original, size_t i, const verify::Layout& lie) {
+  ProofFile tampered = original;
+  tampered.result.derivation[i].layout = lie;
+  for (verify::Goal& g : tampered.result.goals) {
+    if (g.fact == i) g.layout = lie;
+  }
+  return tampered;
+}
+
 /// The facts the proven goals rest on.
 std::vector<size_t> closure(const verify::CheckResult& r) {
   std::vector<bool> seen(r.derivation.size(), false);
@@ -154,18 +164,15 @@ TEST_CASE("proof check: a changed layout is rejected at every fact of the proof"
   REQUIRE(facts.size() >= 100);
   size_t rejected = 0;
   for (size_t i : facts) {
-    ProofFile tampered = original;
-    verify::DerivedFact& f = tampered.result.derivation[i];
-    f.layout = other(f.layout, tampered.result.mesh);
+    ProofFile tampered =
+        with_layout(original, i, other(original.result.derivation[i].layout, original.result.mesh));
+    const verify::DerivedFact& f = tampered.result.derivation[i];
     // A parameter's fact and its bijection entry changed together: the contract itself lies.
     for (verify::BijectionEntry& b : tampered.result.bijection) {
       if (b.dist == f.dist) b.layout = f.layout;
     }
     for (verify::Assumption& a : tampered.result.assumptions) {
       if (a.dist == f.dist) a.layout = f.layout;
-    }
-    for (verify::Goal& g : tampered.result.goals) {
-      if (g.fact == i) g.layout = f.layout;
     }
     const ProofCheckReport r = recheck(tampered);
     INFO("fact [" << i << "] " << f.dist << " " << f.rule << " -> "
@@ -194,12 +201,8 @@ TEST_CASE("proof check: BERT's heads, read block by block and moved between size
     if (!view && !blocks) continue;
     views += view ? 1 : 0;
     blockwise += blocks ? 1 : 0;
-    ProofFile tampered = original;
-    verify::DerivedFact& t = tampered.result.derivation[i];
-    t.layout = other(t.layout, tampered.result.mesh);
-    for (verify::Goal& g : tampered.result.goals) {
-      if (g.fact == i) g.layout = t.layout;
-    }
+    const ProofFile tampered = with_layout(original, i, other(f.layout, original.result.mesh));
+    const verify::DerivedFact& t = tampered.result.derivation[i];
     const ProofCheckReport r = recheck(tampered);
     INFO("fact [" << i << "] " << t.dist << " " << t.rule << " -> "
                   << t.layout.to_string(tampered.result.mesh) << ": " << r.why);
@@ -248,13 +251,8 @@ ENTRY e {
     for (const verify::Layout& lie :
          {other(f.layout, original.result.mesh),
           verify::Layout::on(original.result.mesh, 0, verify::AxisLayout::shard(dim == 0))}) {
-      ProofFile tampered = original;
-      tampered.result.derivation[i].layout = lie;
-      for (verify::Goal& g : tampered.result.goals) {
-        if (g.fact == i) g.layout = lie;
-      }
       INFO(f.dist << " " << f.rule << " -> " << lie.to_string(original.result.mesh));
-      CHECK(recheck(tampered).outcome == Outcome::kRejected);
+      CHECK(recheck(with_layout(original, i, lie)).outcome == Outcome::kRejected);
     }
   }
   CHECK(tampered_facts >= 2);
