@@ -3,58 +3,285 @@
 #include <string>
 #include <vector>
 
+#include "ir/integer_fold.h"
+
 namespace scalify::ir {
 namespace {
 
-bool inlinable(const Module& m, const Instruction& x) {
+constexpr int kMaxDepth = 64;
+/// Loops are unrolled up to this many iterations, and while the program stays below this size.
+constexpr int64_t kMaxTripCount = 4096;
+constexpr size_t kMaxInstructions = 2'000'000;
+
+/// The computation `key` names (`body=`, `condition=`, or entry `index` of
+/// `branch_computations={…}`), or nullptr.
+const Computation* callee(const Module& m, const Instruction& x, std::string_view key,
+                          size_t index = 0) {
+  const auto* refs = x.get<ComputationRefs>(key);
+  if (!refs || index >= refs->names.size()) return nullptr;
+  const std::optional<CompId> id = m.find_computation(refs->names[index]);
+  return id ? &m.computations[static_cast<size_t>(*id)] : nullptr;
+}
+
+bool is_call(const Module& m, const Instruction& x) {
   return (x.opcode == Opcode::kCall || x.opcode == Opcode::kFusion) && x.called.size() == 1 &&
          x.called[0] >= 0 && static_cast<size_t>(x.called[0]) < m.computations.size();
 }
+
+bool flattenable(const Module& m, const Instruction& x) {
+  return is_call(m, x) || x.opcode == Opcode::kWhile || x.opcode == Opcode::kConditional;
+}
+
+/// A conditional's branches in selector order: `branch_computations={…}`, or the true then the
+/// false computation. Empty when one is missing.
+std::vector<const Computation*> branches(const Module& m, const Instruction& x) {
+  std::vector<const Computation*> out;
+  if (const auto* refs = x.get<ComputationRefs>("branch_computations")) {
+    for (size_t i = 0; i < refs->names.size(); ++i)
+      out.push_back(callee(m, x, "branch_computations", i));
+  } else {
+    out = {callee(m, x, "true_computation"), callee(m, x, "false_computation")};
+  }
+  for (const Computation* c : out) {
+    if (!c) return {};
+  }
+  return out;
+}
+
+/// What is known of a value while folding a loop counter: an integer scalar made of constants,
+/// or the elements of a tuple.
+struct Known {
+  std::optional<IntScalar> scalar;
+  std::vector<Known> elements;
+};
+
+/// `c`'s root folded on `args` (one per parameter): the integer scalars made of constants.
+/// Calls inside `c` are not followed (what they return is unknown).
+Known fold(const Computation& c, const std::vector<Known>& args) {
+  const auto order = c.topological_order();
+  if (!order || c.root < 0) return {};
+  std::vector<Known> k(c.size());
+  std::vector<std::optional<IntScalar>> operands;
+  for (InstrId id : *order) {
+    const Instruction& x = c[id];
+    Known& out = k[static_cast<size_t>(id)];
+    if (x.opcode == Opcode::kParameter) {
+      if (!c.is_entry && x.parameter_number >= 0 &&
+          static_cast<size_t>(x.parameter_number) < args.size()) {
+        out = args[static_cast<size_t>(x.parameter_number)];
+      }
+    } else if (x.opcode == Opcode::kTuple) {
+      for (InstrId o : x.operands) out.elements.push_back(k[static_cast<size_t>(o)]);
+    } else if (x.opcode == Opcode::kGetTupleElement) {
+      const auto* index = x.get<int64_t>("index");
+      const Known& t = k[static_cast<size_t>(x.operands.at(0))];
+      if (index && *index >= 0 && static_cast<size_t>(*index) < t.elements.size()) {
+        out = t.elements[static_cast<size_t>(*index)];
+      }
+    } else {
+      operands.clear();
+      for (InstrId o : x.operands) operands.push_back(k[static_cast<size_t>(o)].scalar);
+      out.scalar = fold_integer(x, operands);
+    }
+  }
+  return k[static_cast<size_t>(c.root)];
+}
+
+/// How many times a `while` runs from `state`: its condition must fold to a constant on every
+/// iteration (a counter made of constants). nullopt when it does not, or runs more than `limit`
+/// times.
+std::optional<int64_t> trip_count(const Computation& condition, const Computation& body,
+                                  Known state, int64_t limit) {
+  for (int64_t n = 0; n <= limit; ++n) {
+    const Known go = fold(condition, {state});
+    if (!go.scalar) return std::nullopt;
+    if (go.scalar->value == 0) return n;
+    state = fold(body, {state});
+  }
+  return std::nullopt;
+}
+
+/// A value of the computation being emitted: an instruction already written, or a tuple whose
+/// elements are kept apart (a loop's state, a tuple read only by get-tuple-element), written out
+/// only where something needs the tuple itself.
+struct Val {
+  InstrId id = -1;  ///< in the output; -1 for a tuple kept apart
+  bool split = false;
+  std::vector<Val> elements;  ///< split: the tuple's elements
+  std::string name;           ///< split: the name it gets if written
+  Type type;                  ///< split: the tuple's type
+};
 
 class Inliner {
  public:
   explicit Inliner(const Module& m) : m_(m) {}
 
-  /// Emits `c`'s instructions into out_, with `args` standing for its parameters; returns the id
-  /// of the value its root computes, or nullopt when it cannot be inlined.
-  std::optional<InstrId> emit(const Computation& c, const std::vector<InstrId>& args,
-                              const std::string& prefix, int depth) {
-    if (depth > 64) return std::nullopt;
+  /// Emits `c`'s instructions into out_, with `args` standing for its parameters; returns the
+  /// value its root computes, or nullopt when it cannot be inlined.
+  std::optional<Val> emit(const Computation& c, const std::vector<Val>& args,
+                          const std::string& prefix, int depth) {
+    if (depth > kMaxDepth) return std::nullopt;
     const auto order = c.topological_order();
-    if (!order) return std::nullopt;
-    std::vector<InstrId> now(c.size(), -1);  // c's ids → out_'s ids
+    if (!order || c.root < 0) return std::nullopt;
+    std::vector<Val> now(c.size());  // c's ids → values of out_
+    const auto val = [&](InstrId o) -> Val& { return now[static_cast<size_t>(o)]; };
     for (InstrId id : *order) {
       const Instruction& x = c[id];
+      Val& here = now[static_cast<size_t>(id)];
       if (!c.is_entry && x.opcode == Opcode::kParameter) {
         if (x.parameter_number < 0 || static_cast<size_t>(x.parameter_number) >= args.size()) {
           return std::nullopt;
         }
-        now[static_cast<size_t>(id)] = args[static_cast<size_t>(x.parameter_number)];
+        here = args[static_cast<size_t>(x.parameter_number)];
         continue;
       }
-      std::vector<InstrId> operands;
-      for (InstrId o : x.operands) operands.push_back(now[static_cast<size_t>(o)]);
-      if (inlinable(m_, x)) {
-        const Computation& body = m_.computations[static_cast<size_t>(x.called[0])];
-        const auto root = emit(body, operands, prefix + x.name + ".", depth + 1);
+      if (x.opcode == Opcode::kTuple) {
+        here.split = true;
+        here.name = prefix + x.name;
+        here.type = x.type;
+        for (InstrId o : x.operands) here.elements.push_back(val(o));
+        continue;
+      }
+      if (x.opcode == Opcode::kGetTupleElement && x.operands.size() == 1) {
+        const auto* index = x.get<int64_t>("index");
+        const Val& t = val(x.operands[0]);
+        if (t.split && index && *index >= 0 && static_cast<size_t>(*index) < t.elements.size()) {
+          here = t.elements[static_cast<size_t>(*index)];
+          continue;
+        }
+      }
+      std::vector<Val> operands;
+      for (InstrId o : x.operands) operands.push_back(val(o));
+      if (std::optional<const Computation*> body = inlined_body(x, operands)) {
+        if (!*body) return std::nullopt;
+        const std::vector<Val> body_args =
+            x.opcode == Opcode::kConditional ? std::vector<Val>{operands[taken_ + 1]} : operands;
+        auto root = emit(**body, body_args, prefix + x.name + ".", depth + 1);
         if (!root) return std::nullopt;
-        now[static_cast<size_t>(id)] = *root;
+        here = std::move(*root);
         continue;
       }
-      Instruction copy = x;
-      copy.operands = std::move(operands);
-      copy.name = unique(prefix + x.name);
-      const auto added = out_.add(std::move(copy));
-      if (!added) return std::nullopt;
-      now[static_cast<size_t>(id)] = *added;
+      if (x.opcode == Opcode::kWhile && x.operands.size() == 1) {
+        if (const auto n = unrollable(x, operands[0])) {
+          Val state = operands[0];
+          ++control_depth_;
+          for (int64_t k = 0; k < *n; ++k) {
+            auto next = emit(*callee(m_, x, "body"), {state},
+                             prefix + x.name + ".iter" + std::to_string(k) + ".", depth + 1);
+            if (!next) return std::nullopt;
+            state = std::move(*next);
+          }
+          --control_depth_;
+          here = std::move(state);
+          control_flow_ = true;
+          continue;
+        }
+      }
+      here.id = write(x, operands, prefix);
+      if (here.id < 0) return std::nullopt;
     }
-    return c.root >= 0 ? std::optional(now[static_cast<size_t>(c.root)]) : std::nullopt;
+    return now[static_cast<size_t>(c.root)];
   }
 
+  /// The instruction holding `v`, writing out a tuple kept apart (once per copy of the value).
+  InstrId materialize(Val& v) {
+    if (v.id >= 0 || !v.split) return v.id;
+    Instruction t;
+    t.opcode = Opcode::kTuple;
+    t.name = unique(v.name);
+    t.type = v.type;
+    for (Val& e : v.elements) {
+      const InstrId o = materialize(e);
+      if (o < 0) return -1;
+      t.operands.push_back(o);
+    }
+    v.id = add(std::move(t));
+    return v.id;
+  }
+
+  bool changed() const { return changed_; }
+  bool control_flow() const { return control_flow_; }
   Computation take() { return std::move(out_); }
   Computation& out() { return out_; }
 
  private:
+  /// When `x` is a call or fusion, or a conditional whose selector is a constant: the body to
+  /// inline in its place (nullptr when that body is missing). nullopt for anything else.
+  std::optional<const Computation*> inlined_body(const Instruction& x, std::vector<Val>& operands) {
+    if (is_call(m_, x)) {
+      changed_ = true;
+      return &m_.computations[static_cast<size_t>(x.called[0])];
+    }
+    if (x.opcode != Opcode::kConditional || operands.empty()) return std::nullopt;
+    const std::vector<const Computation*> bs = branches(m_, x);
+    const std::optional<IntScalar> selector = known(operands[0]).scalar;
+    if (bs.empty() || !selector || operands.size() != bs.size() + 1) return std::nullopt;
+    if (selector->dtype == DType::kPred) {
+      taken_ = selector->value != 0 ? 0 : 1;  // true_computation first
+    } else {
+      // An index out of range takes the last branch, as in XLA.
+      const bool in_range =
+          selector->value >= 0 && static_cast<size_t>(selector->value) < bs.size();
+      taken_ = in_range ? static_cast<size_t>(selector->value) : bs.size() - 1;
+    }
+    changed_ = control_flow_ = true;
+    return bs[taken_];
+  }
+
+  /// The trip count of `x` (a while) from `init`, when it is known and small enough to unroll.
+  std::optional<int64_t> unrollable(const Instruction& x, const Val& init) {
+    const Computation* condition = callee(m_, x, "condition");
+    const Computation* body = callee(m_, x, "body");
+    if (!condition || !body) return std::nullopt;
+    const auto n = trip_count(*condition, *body, known(init), kMaxTripCount);
+    if (!n || out_.size() + static_cast<size_t>(*n) * body->size() > kMaxInstructions) {
+      return std::nullopt;
+    }
+    changed_ = true;
+    return n;
+  }
+
+  Known known(const Val& v) const {
+    Known k;
+    if (v.id >= 0) k.scalar = known_[static_cast<size_t>(v.id)];
+    for (const Val& e : v.elements) k.elements.push_back(known(e));
+    return k;
+  }
+
+  /// Writes a copy of `x` reading `operands`; its id, or -1.
+  InstrId write(const Instruction& x, std::vector<Val>& operands, const std::string& prefix) {
+    Instruction copy = x;
+    copy.operands.clear();
+    for (Val& o : operands) {
+      const InstrId id = materialize(o);
+      if (id < 0) return -1;
+      copy.operands.push_back(id);
+    }
+    copy.name = unique(prefix + x.name);
+    return add(std::move(copy));
+  }
+
+  /// Adds `x` to out_. Under control flow an integer scalar made of constants (a loop counter,
+  /// an index computed from it) is written as the constant it is, so that both programs' loops
+  /// index alike however they count.
+  InstrId add(Instruction x) {
+    std::vector<std::optional<IntScalar>> operands;
+    for (InstrId o : x.operands) operands.push_back(known_[static_cast<size_t>(o)]);
+    const std::optional<IntScalar> value = fold_integer(x, operands);
+    if (value && control_depth_ > 0 && x.opcode != Opcode::kConstant) {
+      x.opcode = Opcode::kConstant;
+      x.operands.clear();
+      x.attrs.clear();
+      x.called.clear();
+      x.literal = value->dtype == DType::kPred ? (value->value ? "true" : "false")
+                                               : std::to_string(value->value);
+    }
+    const auto added = out_.add(std::move(x));
+    if (!added) return -1;
+    known_.push_back(value);
+    return *added;
+  }
+
   std::string unique(const std::string& name) const {
     if (!out_.find(name)) return name;
     for (int i = 1;; ++i) {
@@ -65,7 +292,42 @@ class Inliner {
 
   const Module& m_;
   Computation out_;
+  std::vector<std::optional<IntScalar>> known_;  ///< out_'s integer scalars made of constants
+  size_t taken_ = 0;                             ///< the branch inlined_body chose
+  int control_depth_ = 0;                        ///< how many unrolled loops are being emitted
+  bool changed_ = false;
+  bool control_flow_ = false;
 };
+
+/// `c` without the instructions nothing reads (parameters stay): what unrolled loops leave of
+/// their counters.
+Computation without_dead_code(const Computation& c) {
+  std::vector<bool> live(c.size(), false);
+  std::vector<InstrId> stack{c.root};
+  while (!stack.empty()) {
+    const InstrId id = stack.back();
+    stack.pop_back();
+    if (live[static_cast<size_t>(id)]) continue;
+    live[static_cast<size_t>(id)] = true;
+    for (InstrId o : c[id].operands) stack.push_back(o);
+  }
+  Computation out;
+  out.name = c.name;
+  out.is_entry = c.is_entry;
+  out.attrs = c.attrs;
+  out.pos = c.pos;
+  out.reserve(c.size());
+  std::vector<InstrId> now(c.size(), -1);
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Instruction& x = c.instructions[i];
+    if (!live[i] && x.opcode != Opcode::kParameter) continue;
+    Instruction copy = x;
+    for (InstrId& o : copy.operands) o = now[static_cast<size_t>(o)];
+    now[i] = *out.add(std::move(copy));
+  }
+  out.root = now[static_cast<size_t>(c.root)];
+  return out;
+}
 
 }  // namespace
 
@@ -73,7 +335,7 @@ std::optional<Module> inline_calls(const Module& m) {
   if (m.entry_id < 0) return std::nullopt;
   const Computation& entry = m.entry();
   bool any = false;
-  for (const Instruction& x : entry.instructions) any = any || inlinable(m, x);
+  for (const Instruction& x : entry.instructions) any = any || flattenable(m, x);
   if (!any) return std::nullopt;
   Inliner inliner(m);
   Computation& out = inliner.out();
@@ -82,11 +344,14 @@ std::optional<Module> inline_calls(const Module& m) {
   out.attrs = entry.attrs;
   out.pos = entry.pos;
   out.reserve(entry.size() * 2);
-  const auto root = inliner.emit(entry, {}, "", 0);
-  if (!root) return std::nullopt;
+  auto root = inliner.emit(entry, {}, "", 0);
+  if (!root || !inliner.changed()) return std::nullopt;
+  const InstrId root_id = inliner.materialize(*root);
+  if (root_id < 0) return std::nullopt;
   Module flat = m;
   flat.entry() = inliner.take();
-  flat.entry().root = *root;
+  flat.entry().root = root_id;
+  if (inliner.control_flow()) flat.entry() = without_dead_code(flat.entry());
   return flat;
 }
 

@@ -52,10 +52,27 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
   // their calls and fusions inlined (ir/inline_calls.h).
   const std::optional<ir::Module> flat_ref = ir::inline_calls(ref);
   const std::optional<ir::Module> flat_dist = ir::inline_calls(dist);
-  auto result = check_flat(flat_ref ? *flat_ref : ref, flat_dist ? *flat_dist : dist, request);
-  if (result && (flat_ref || flat_dist)) {
+  const ir::Module& r = flat_ref ? *flat_ref : ref;
+  const ir::Module& d = flat_dist ? *flat_dist : dist;
+  auto result = check_flat(r, d, request);
+  if (!result) return result;
+  // What was flattened, counted on the ENTRYs before and after.
+  const auto count = [](const ir::Module& m, auto... ops) {
+    return std::count_if(m.entry().instructions.begin(), m.entry().instructions.end(),
+                         [&](const ir::Instruction& x) { return ((x.opcode == ops) || ...); });
+  };
+  if (count(ref, ir::Opcode::kCall, ir::Opcode::kFusion) +
+          count(dist, ir::Opcode::kCall, ir::Opcode::kFusion) >
+      0) {
     result->notes.push_back(
         "calls and fusions were inlined before checking; inlined nodes are named CALL.NODE");
+  }
+  const auto unrolled = count(ref, ir::Opcode::kWhile) + count(dist, ir::Opcode::kWhile) -
+                        count(r, ir::Opcode::kWhile) - count(d, ir::Opcode::kWhile);
+  if (unrolled > 0) {
+    result->notes.push_back(std::to_string(unrolled) + " while loop" + (unrolled == 1 ? "" : "s") +
+                            " unrolled (trip count known from constants); iteration K of loop W "
+                            "is named W.iterK.NODE");
   }
   return result;
 }

@@ -43,6 +43,10 @@ void Checker::encode_reference() {
       }
       continue;
     }
+    if (auto why = TermBridge::control_flow_left(instr)) {
+      ref_unsupported_.push_back(instr.name + ": " + *why);
+      continue;
+    }
     std::vector<ClassId> kids;
     bool ok = true;
     for (InstrId o : instr.operands) {

@@ -137,8 +137,12 @@ class Checker {
   void refuse(InstrId id, const NoLift& why) {
     auto& slot = why.unsupported ? first_unsupported_ : first_refusal_;
     if (!slot) slot = {id, why.reason};
+    if (why.unsupported) unmodelled_.push_back(id);
   }
   std::vector<std::string> unsupported_;
+  /// Nodes whose values the checker does not model (unsupported ops and layouts): a value
+  /// they feed, or one combined with theirs, cannot be judged by value.
+  std::vector<InstrId> unmodelled_;
   /// A scalar partial sum assumed the same on every rank: `share` is total / n.
   struct Balanced {
     InstrId dist = -1;

@@ -47,6 +47,11 @@ void Checker::lift_instruction(InstrId id) {
     }
     return;
   }
+  if (auto why = TermBridge::control_flow_left(instr)) {
+    unsupported_.push_back(instr.name + ": " + *why);
+    unmodelled_.push_back(id);
+    return;
+  }
   // A tuple-valued collective works element by element on its operands.
   const bool elementwise_tuple = instr.type.is_tuple() && ir::is_collective(instr.opcode) &&
                                  instr.operands.size() == instr.type.elements().size();
@@ -340,6 +345,7 @@ void Checker::lift_replicated_tuple(InstrId id) {
   auto enc = bridge_.encode(dist_, instr, refs, instr.type, "dist");
   if (!enc) {
     unsupported_.push_back(instr.name + ": " + enc.why);
+    unmodelled_.push_back(id);
     return;
   }
   for (size_t e = 0; e < instr.type.elements().size(); ++e) {

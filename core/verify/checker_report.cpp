@@ -201,7 +201,28 @@ void Checker::localise_by_value() {
       }
     }
   }
+  // A value combined with one the checker does not model (a shard moved by a
+  // collective-permute) cannot be judged by value: only what feeds such a node can.
+  std::vector<bool> unmodelled(comp.size(), false), downstream(comp.size(), false),
+      meets(comp.size(), false), feeds(comp.size(), false);
+  for (InstrId u : unmodelled_) unmodelled[static_cast<size_t>(u)] = true;
   for (InstrId id : *order) {
+    bool d = unmodelled[static_cast<size_t>(id)];
+    for (InstrId o : comp[id].operands) d = d || downstream[static_cast<size_t>(o)];
+    downstream[static_cast<size_t>(id)] = d;
+  }
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    for (InstrId u : users_of[static_cast<size_t>(*it)]) {
+      const auto k = static_cast<size_t>(u);
+      meets[static_cast<size_t>(*it)] =
+          meets[static_cast<size_t>(*it)] || downstream[k] || meets[k];
+      feeds[static_cast<size_t>(*it)] =
+          feeds[static_cast<size_t>(*it)] || unmodelled[k] || feeds[k];
+    }
+  }
+  for (InstrId id : *order) {
+    const auto at = static_cast<size_t>(id);
+    if ((downstream[at] || meets[at]) && !feeds[at]) continue;
     // A constant used only in index arithmetic on the rank (evaluated per device, never
     // related to the reference) is no suspect.
     const auto& users = users_of[static_cast<size_t>(id)];

@@ -1,38 +1,14 @@
 #include "verify/rank_values.h"
 
 #include <algorithm>
-#include <charconv>
+
+#include "ir/integer_fold.h"
 
 namespace scalify::verify {
 
 namespace {
 
 using ir::Opcode;
-
-/// The integers of a small integer constant (at most 4096 of them), or nullopt.
-std::optional<std::vector<int64_t>> integer_literal(const ir::Instruction& instr) {
-  if (instr.opcode != Opcode::kConstant || !instr.type.is_array() ||
-      !ir::is_integer(instr.type.dtype()) || instr.type.rank() > 1 ||
-      instr.type.element_count() > 4096) {
-    return std::nullopt;
-  }
-  std::vector<int64_t> out;
-  const std::string& t = instr.literal;
-  size_t i = 0;
-  while (i < t.size()) {
-    if (t[i] == '-' || (t[i] >= '0' && t[i] <= '9')) {
-      int64_t v = 0;
-      const auto [end, ec] = std::from_chars(t.data() + i, t.data() + t.size(), v);
-      if (ec != std::errc()) return std::nullopt;
-      out.push_back(v);
-      i = static_cast<size_t>(end - t.data());
-    } else {
-      ++i;
-    }
-  }
-  if (static_cast<int64_t>(out.size()) != instr.type.element_count()) return std::nullopt;
-  return out;
-}
 
 bool one_element(const ir::Type& t) { return t.is_array() && t.element_count() == 1; }
 
@@ -65,7 +41,7 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
         break;
       }
       case Opcode::kConstant:
-        if (auto literal = integer_literal(instr)) {
+        if (auto literal = ir::integer_literal(instr)) {
           tables[static_cast<size_t>(id)] = *literal;
           if (literal->size() == 1) out = PerDevice(static_cast<size_t>(n), (*literal)[0]);
         }
@@ -91,37 +67,22 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
         out = v;
         break;
       }
-      case Opcode::kAdd:
-      case Opcode::kSubtract:
-      case Opcode::kMultiply:
-      case Opcode::kDivide:
-      case Opcode::kRemainder: {
-        if (!one_element(instr.type) || !ir::is_integer(instr.type.dtype())) break;
-        if (!value(0) || !value(1)) break;
+      default: {
+        if (instr.operands.size() != 2 || !one_element(instr.type) ||
+            !ir::is_integer(instr.type.dtype()) || !value(0) || !value(1)) {
+          break;
+        }
         PerDevice v(static_cast<size_t>(n));
         bool ok = true;
         for (size_t d = 0; d < v.size() && ok; ++d) {
-          const int64_t a = (*value(0))[d], b = (*value(1))[d];
-          switch (instr.opcode) {
-            case Opcode::kAdd:
-              v[d] = a + b;
-              break;
-            case Opcode::kSubtract:
-              v[d] = a - b;
-              break;
-            case Opcode::kMultiply:
-              v[d] = a * b;
-              break;
-            default:
-              ok = b != 0;
-              if (ok) v[d] = instr.opcode == Opcode::kDivide ? a / b : a % b;
-          }
+          const auto r =
+              ir::integer_binary(instr.opcode, instr.type.dtype(), (*value(0))[d], (*value(1))[d]);
+          ok = r.has_value();
+          if (ok) v[d] = *r;
         }
         if (ok) out = v;
         break;
       }
-      default:
-        break;
     }
   }
   // Only what depends on the rank is the rank's: constants keep their layouts as values.

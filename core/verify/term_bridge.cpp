@@ -92,6 +92,19 @@ std::optional<double> TermBridge::number_value(ClassId c) const {
   return it->second;
 }
 
+std::optional<std::string> TermBridge::control_flow_left(const ir::Instruction& instr) {
+  const std::string name = instr.opcode_text();
+  if (instr.opcode == ir::Opcode::kWhile) {
+    return "`" + name +
+           "` whose trip count is not a constant (a counter made of constants, at most 4096 "
+           "iterations) is not supported yet";
+  }
+  if (instr.opcode == ir::Opcode::kConditional) {
+    return "`" + name + "` whose branch depends on the data is not supported yet";
+  }
+  return std::nullopt;
+}
+
 ClassId TermBridge::unknown(std::string_view site, const ir::Type& type) {
   return add("unknown", {{"site", std::string(site)}}, {}, types_.intern(type));
 }
@@ -410,8 +423,9 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       }
       break;
     case Opcode::kWhile:
-    case Opcode::kCall:
     case Opcode::kConditional:
+      return {std::nullopt, *control_flow_left(instr)};
+    case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kMap:
     case Opcode::kSort:

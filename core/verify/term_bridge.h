@@ -47,6 +47,11 @@ class TermBridge {
                  std::span<const egraph::ClassId> operands, const ir::Type& type,
                  std::string_view leaf_tag);
 
+  /// Why `instr` cannot become a term whatever its operands: control flow left after inlining
+  /// (ir/inline_calls.h) — a loop whose trip count is not a constant, a conditional whose
+  /// branch depends on the data. nullopt for any other instruction.
+  static std::optional<std::string> control_flow_left(const ir::Instruction& instr);
+
   /// A leaf standing for an unknown value of `type` (padding a rank holds): `(unknown :site S)`.
   egraph::ClassId unknown(std::string_view site, const ir::Type& type);
   /// `(concatenate parts… :dimensions [dim])` of type `type`.

@@ -1,10 +1,16 @@
 // Inlining calls and fusions: the ENTRY runs the bodies' ops under their call's name, nested
 // calls included, the users read the body's root; and the checker proves (or finds the bug in)
-// a distributed program whose ops sit in fusions and calls.
+// a distributed program whose ops sit in fusions and calls. Loops with a constant trip count
+// unroll and conditionals with a constant selector become their branch, computing what the
+// original computes (checked with the interpreter); what depends on the data stays.
 #include "ir/inline_calls.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <random>
 
+#include "eval/evaluator.h"
+#include "eval/random_values.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -97,4 +103,196 @@ TEST_CASE("check: ops inside fusions and calls are proven, and a bug inside is f
   REQUIRE(bug->verdict == verify::Verdict::kDivergent);
   CHECK(bug->divergence->dist_node == "f.tt.n");
   CHECK(bug->divergence->dist_line == 5);
+}
+
+namespace {
+
+/// A scan over `layers` stacked weights, the loop counting `from` up by `step` while below
+/// `to` (all three as HLO operands of the counter's type), with a nested loop of two squarings
+/// in every iteration.
+std::string scan(const std::string& from, const std::string& to, const std::string& step) {
+  return R"(HloModule scan
+
+square {
+  q = (s32[], f32[2,3]) parameter(0)
+  j = s32[] get-tuple-element(q), index=0
+  v = f32[2,3] get-tuple-element(q), index=1
+  vv = f32[2,3] multiply(v, v)
+  c1 = s32[] constant(1)
+  j1 = s32[] add(j, c1)
+  ROOT r = (s32[], f32[2,3]) tuple(j1, vv)
+}
+
+square_cond {
+  q = (s32[], f32[2,3]) parameter(0)
+  j = s32[] get-tuple-element(q), index=0
+  c2 = s32[] constant(2)
+  ROOT lt = pred[] compare(j, c2), direction=LT
+}
+
+body {
+  p = (s32[], f32[2,3], f32[4,3,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[2,3] get-tuple-element(p), index=1
+  ws = f32[4,3,3] get-tuple-element(p), index=2
+  zero = s32[] constant(0)
+  wd = f32[1,3,3] dynamic-slice(ws, i, zero, zero), dynamic_slice_sizes={1,3,3}
+  w = f32[3,3] reshape(wd)
+  a = f32[2,3] dot(h, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g = f32[2,3] tanh(a)
+  inner = (s32[], f32[2,3]) tuple(zero, g)
+  sq = (s32[], f32[2,3]) while(inner), condition=square_cond, body=square
+  o = f32[2,3] get-tuple-element(sq), index=1
+  step = s32[] )" +
+         step + R"(
+  next = s32[] add(i, step)
+  ROOT t = (s32[], f32[2,3], f32[4,3,3]) tuple(next, o, ws)
+}
+
+cond {
+  p = (s32[], f32[2,3], f32[4,3,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] )" +
+         to + R"(
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ws = f32[4,3,3] parameter(1)
+  k = s32[] parameter(2)
+  start = s32[] )" +
+         from + R"(
+  init = (s32[], f32[2,3], f32[4,3,3]) tuple(start, x, ws)
+  loop = (s32[], f32[2,3], f32[4,3,3]) while(init), condition=cond, body=body
+  ROOT out = f32[2,3] get-tuple-element(loop), index=1
+}
+)";
+}
+
+/// `m` and `flat` evaluated on the same random arguments agree.
+void same_values(const ir::Module& m, const ir::Module& flat) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<eval::Value> args;
+    for (ir::InstrId p : m.entry().parameters()) {
+      args.push_back(eval::random_value(m.entry()[p].type, rng));
+    }
+    const auto want = eval::evaluate(m, m.entry_id, args);
+    const auto got = eval::evaluate(flat, flat.entry_id, args);
+    REQUIRE(want);
+    REQUIRE(got);
+    CHECK(got->tensor().data == want->tensor().data);
+  }
+}
+
+std::vector<std::string> names(const ir::Computation& c) {
+  std::vector<std::string> out;
+  for (const ir::Instruction& x : c.instructions) out.push_back(x.name);
+  return out;
+}
+
+bool has_op(const ir::Computation& c, ir::Opcode op) {
+  return std::any_of(c.instructions.begin(), c.instructions.end(),
+                     [&](const ir::Instruction& x) { return x.opcode == op; });
+}
+
+}  // namespace
+
+TEST_CASE("inline_calls: a loop with a constant trip count is unrolled, nested loops too", "[ir]") {
+  // i = 0, 1, 2, 3: four layers, each squaring twice in its own loop.
+  const ir::Module m = test::parse_module(scan("constant(0)", "constant(4)", "constant(1)"));
+  const auto flat = ir::inline_calls(m);
+  REQUIRE(flat);
+  const ir::Computation& e = flat->entry();
+  CHECK_FALSE(has_op(e, ir::Opcode::kWhile));
+  CHECK_FALSE(has_op(e, ir::Opcode::kTuple));  // the state flows element by element
+  const auto all = names(e);
+  const auto named = [&](const std::string& n) {
+    return std::find(all.begin(), all.end(), n) != all.end();
+  };
+  CHECK(named("loop.iter3.a"));
+  CHECK_FALSE(named("loop.iter4.a"));
+  CHECK(named("loop.iter0.sq.iter1.vv"));
+  CHECK_FALSE(named("loop.iter0.sq.iter2.vv"));
+  // The counter is a constant in every iteration: the third layer's weights are ws[2].
+  const ir::Instruction& slice = e[*e.find("loop.iter2.wd")];
+  const ir::Instruction& offset = e[slice.operands[1]];
+  CHECK(offset.opcode == ir::Opcode::kConstant);
+  CHECK(offset.literal == "2");
+  CHECK(e[e.root].name == "loop.iter3.sq.iter1.vv");
+  CHECK(e[*e.find("loop.iter0.a")].pos.line == 28);  // still where the text says it is
+  same_values(m, *flat);
+  // From a negative start in steps of two: the same folding.
+  const ir::Module odd = test::parse_module(scan("constant(-3)", "constant(4)", "constant(2)"));
+  const auto odd_flat = ir::inline_calls(odd);
+  REQUIRE(odd_flat);
+  CHECK(odd_flat->entry().find("loop.iter3.a"));  // -3, -1, 1, 3
+  CHECK_FALSE(odd_flat->entry().find("loop.iter4.a"));
+  same_values(odd, *odd_flat);
+}
+
+TEST_CASE("inline_calls: a loop whose trip count depends on the data stays a loop", "[ir]") {
+  // Counting from a parameter: nothing to unroll (the inner loop only runs inside the body).
+  const ir::Module from_data = test::parse_module(scan("add(k, k)", "constant(4)", "constant(1)"));
+  CHECK_FALSE(ir::inline_calls(from_data));
+  // A counter that never reaches the bound: more than 4096 iterations are not unrolled.
+  const ir::Module endless = test::parse_module(scan("constant(0)", "constant(4)", "constant(0)"));
+  CHECK_FALSE(ir::inline_calls(endless));
+}
+
+TEST_CASE("inline_calls: a conditional whose selector is a constant is its branch", "[ir]") {
+  const auto program = [](const std::string& selector, const std::string& branches) {
+    return R"(HloModule c
+neg {
+  a = f32[3] parameter(0)
+  ROOT n = f32[3] negate(a)
+}
+exp {
+  b = f32[3] parameter(0)
+  ROOT x = f32[3] exponential(b)
+}
+ENTRY e {
+  v = f32[3] parameter(0)
+  )" + selector +
+           R"(
+  ROOT c = f32[3] conditional(s, v, v), )" +
+           branches + "\n}\n";
+  };
+  const auto root_name = [](const ir::Module& m) { return m.entry()[m.entry().root].name; };
+  const ir::Module taken_true = test::parse_module(
+      program("s = pred[] constant(true)", "true_computation=neg, false_computation=exp"));
+  const auto flat_true = ir::inline_calls(taken_true);
+  REQUIRE(flat_true);
+  CHECK(root_name(*flat_true) == "c.n");
+  same_values(taken_true, *flat_true);
+  // An index out of range takes the last branch, as XLA does.
+  const ir::Module out_of_range =
+      test::parse_module(program("s = s32[] constant(7)", "branch_computations={neg, exp}"));
+  const auto flat_last = ir::inline_calls(out_of_range);
+  REQUIRE(flat_last);
+  CHECK(root_name(*flat_last) == "c.x");
+  same_values(out_of_range, *flat_last);
+  // A selector that depends on the data: left alone.
+  const ir::Module by_data = test::parse_module(program(
+      "z = f32[] constant(0)\n  e0 = f32[1] slice(v), slice={[0:1]}\n  r0 = f32[] reshape(e0)\n"
+      "  s = pred[] compare(r0, z), direction=LT",
+      "true_computation=neg, false_computation=exp"));
+  CHECK_FALSE(ir::inline_calls(by_data));
+}
+
+TEST_CASE("inline_calls: XLA's windowed einsum loop unrolls into its two iterations",
+          "[ir][corpus]") {
+  const std::string path =
+      test::corpus_dir() + "/xla/tests_extracted/windowed_einsum_AgLoops_post_spmd.hlo";
+  const ir::Module m = test::parse_module(test::read_file(path), path);
+  const auto flat = ir::inline_calls(m);
+  REQUIRE(flat);
+  const ir::Computation& e = flat->entry();
+  CHECK_FALSE(has_op(e, ir::Opcode::kWhile));
+  // The counter runs 0, 2, 4 (two dots per iteration) against a bound of 4.
+  CHECK(e.find("while.iter1.dot.3"));
+  CHECK_FALSE(e.find("while.iter2.dot.2"));
+  CHECK(e[e.root].name == "while.iter1.dynamic-update-slice.1");
+  CHECK(e[e.root].opcode == ir::Opcode::kDynamicUpdateSlice);
 }

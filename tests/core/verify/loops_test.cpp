@@ -1,0 +1,194 @@
+// Loops: a scan over layers (JAX's lax.scan, a fori_loop) is checked by unrolling both programs'
+// loops (ir/inline_calls.h). A tensor-parallel scan is proven and its proof re-checked; bugs in
+// the loop body or its trip count are found inside the iteration they break; a loop the checker
+// cannot unroll, and XLA's windowed einsum (whose collective-permute moves shards), are
+// `inconclusive`, never called divergent by mistake.
+#include <catch2/catch.hpp>
+
+#include "hlo/printer.h"
+#include "proofcheck/proof_check.h"
+#include "proofcheck/proof_file.h"
+#include "test_support.h"
+#include "verify/check.h"
+
+namespace scalify {
+namespace {
+
+/// A three-layer MLP scan (h = tanh(h·W1[i])·W2[i]) over stacked weights. `ranks` 1 is the
+/// reference; with 2 ranks W1 is split by columns and W2 by rows (Megatron), and `reduce` is
+/// the line that combines the partial sums. `counter_end` is the trip count's bound, `layer`
+/// the index of the layer each iteration reads.
+std::string scan(int ranks, const std::string& reduce = "", const std::string& counter_end = "3",
+                 const std::string& layer = "i") {
+  const std::string f = std::to_string(6 / ranks);
+  const std::string w1 = "f32[3,8," + f + "]", w2 = "f32[3," + f + ",8]";
+  const std::string state = "(s32[], f32[4,8], " + w1 + ", " + w2 + ")";
+  std::string text =
+      "HloModule scan" + (ranks > 1 ? ", num_partitions=" + std::to_string(ranks) : "");
+  text +=
+      R"(
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+body {
+  p = )" +
+      state + R"( parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[4,8] get-tuple-element(p), index=1
+  w1s = )" +
+      w1 + R"( get-tuple-element(p), index=2
+  w2s = )" +
+      w2 + R"( get-tuple-element(p), index=3
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  w1d = f32[1,8,)" +
+      f + "] dynamic-slice(w1s, " + layer + ", zero, zero), dynamic_slice_sizes={1,8," + f + R"(}
+  w1 = f32[8,)" +
+      f + R"(] reshape(w1d)
+  a = f32[4,)" +
+      f + R"(] dot(h, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g = f32[4,)" +
+      f + R"(] tanh(a)
+  w2d = f32[1,)" +
+      f + ",8] dynamic-slice(w2s, " + layer + ", zero, zero), dynamic_slice_sizes={1," + f + R"(,8}
+  w2 = f32[)" +
+      f + R"(,8] reshape(w2d)
+  o = f32[4,8] dot(g, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)" + reduce +
+      R"(
+  next = s32[] add(i, one)
+  ROOT t = )" +
+      state + R"( tuple(next, )" + (reduce.empty() ? "o" : "r") + R"(, w1s, w2s)
+}
+
+cond {
+  p = )" +
+      state + R"( parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant()" +
+      counter_end + R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  w1s = )" +
+      w1 + R"( parameter(1)
+  w2s = )" +
+      w2 + R"( parameter(2)
+  start = s32[] constant(0)
+  init = )" +
+      state + R"( tuple(start, x, w1s, w2s)
+  loop = )" +
+      state + R"( while(init), condition=cond, body=body
+  ROOT out = f32[4,8] get-tuple-element(loop), index=1
+}
+)";
+  return text;
+}
+
+const std::string kAllReduce = "  r = f32[4,8] all-reduce(o), replica_groups={{0,1}}, to_apply=sum";
+
+verify::CheckResult check(const std::string& dist, const std::string& ref = scan(1)) {
+  auto r =
+      verify::check(test::parse_module(ref, "ref.hlo"), test::parse_module(dist, "dist.hlo"), {});
+  REQUIRE(r);
+  return *r;
+}
+
+bool noted(const verify::CheckResult& r, const std::string& words) {
+  for (const std::string& n : r.notes) {
+    if (n.find(words) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("loops: a tensor-parallel scan is proven, and its proof re-checks", "[verify]") {
+  const std::string dist = scan(2, kAllReduce);
+  const verify::CheckResult r = check(dist);
+  CHECK(r.verdict == verify::Verdict::kEquivalent);
+  REQUIRE(r.goals.size() == 1);
+  CHECK(r.goals[0].proven);
+  CHECK(noted(r, "2 while loops unrolled"));
+  const ir::Module ref = test::parse_module(scan(1), "ref.hlo");
+  const ir::Module d = test::parse_module(dist, "dist.hlo");
+  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(ref), "dist.hlo",
+                                    hlo::print_module(d), r};
+  const auto report = proofcheck::check_proof(proof);
+  REQUIRE(report);
+  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  CHECK(report->verdict == "equivalent");
+}
+
+TEST_CASE("loops: bugs in the body or the trip count are found in the iteration they break",
+          "[verify]") {
+  struct Case {
+    std::string what, dist, node, reason;
+  };
+  const std::vector<Case> cases = {
+      {"the all-reduce dropped", scan(2, "  r = f32[4,8] copy(o)"), "loop.iter1.a",
+       "partial(sum,tp)"},
+      {"the all-reduce over groups of one",
+       scan(2, "  r = f32[4,8] all-reduce(o), replica_groups={{0},{1}}, to_apply=sum"),
+       "loop.iter0.r", "groups of one device"},
+      {"one iteration short", scan(2, kAllReduce, "2"), "loop.iter1.r",
+       "the reference returns another value"},
+      {"every iteration reads layer 1", scan(2, kAllReduce, "3", "one"), "loop.iter0.a",
+       "never computes"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const verify::CheckResult r = check(c.dist);
+    REQUIRE(r.verdict == verify::Verdict::kDivergent);
+    REQUIRE(r.divergence);
+    CHECK(r.divergence->dist_node == c.node);
+    CHECK(r.divergence->reason.find(c.reason) != std::string::npos);
+    // The report points into the loop body's text, where the bug is written.
+    CHECK(r.divergence->dist_line > 9);
+    CHECK(r.divergence->dist_line < 28);
+  }
+}
+
+TEST_CASE("loops: a loop that cannot be unrolled is inconclusive, and says why", "[verify]") {
+  // The trip count comes from the data: the counter starts at a parameter.
+  std::string dist = scan(2, kAllReduce);
+  std::string ref = scan(1);
+  for (std::string* text : {&dist, &ref}) {
+    const std::string start = "  start = s32[] constant(0)";
+    const auto at = text->find(start);
+    REQUIRE(at != std::string::npos);
+    text->replace(at, start.size(), "  start = s32[] parameter(3)");
+  }
+  const verify::CheckResult r = check(dist, ref);
+  CHECK(r.verdict == verify::Verdict::kInconclusive);
+  CHECK(noted(r, "trip count is not a constant"));
+}
+
+TEST_CASE("loops: XLA's windowed einsum unrolls, and its shard ring is not called a bug",
+          "[verify][corpus]") {
+  // The all-gather loop of a collective matmul: each rank passes its row block around the ring
+  // (collective-permute) and writes dot(block, W) at the block's rows. The checker does not
+  // model shards moved between ranks: inconclusive, naming the permute, never divergent.
+  const std::string path =
+      test::corpus_dir() + "/xla/tests_extracted/windowed_einsum_AgLoops_post_spmd.hlo";
+  const std::string ref = R"(HloModule windowed_einsum_reference
+ENTRY e {
+  x = bf16[1,2048,24576] parameter(0)
+  w = bf16[24576,98304] parameter(1)
+  r = bf16[2048,24576] reshape(x)
+  ROOT d = bf16[2048,98304] dot(r, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+  const verify::CheckResult r = check(test::read_file(path), ref);
+  CHECK(r.verdict == verify::Verdict::kInconclusive);
+  CHECK(noted(r, "1 while loop unrolled"));
+  CHECK(noted(r, "could not follow while.iter0.collective-permute.send_first_lhs_shard"));
+}
+
+}  // namespace scalify
