@@ -33,6 +33,8 @@ void print_help(std::ostream& out) {
       << "  --decode          one new token at a position parameter instead of a prefill\n"
       << "  --tp N            tensor-parallel ranks; default 2\n"
       << "  --sp              sequence parallelism: reduce-scatter / all-gather around the norms\n"
+      << "  --experts E       a top-1 mixture of E experts in place of every MLP, the experts\n"
+      << "                    split over the ranks (expert parallel, two all-to-alls)\n"
       << "  --bug KIND[@L]    plant a bug in dist.hlo, in layer L (default 0)\n"
       << "  --out DIR         where to write (created if needed)\n\n"
       << "bug kinds:\n";
@@ -182,6 +184,8 @@ int run_gen(std::span<const std::string_view> args, std::ostream& out, std::ostr
       problem = count(options.batch);
     } else if (a == "--tp") {
       problem = count(options.tp);
+    } else if (a == "--experts") {
+      problem = count(options.experts);
     } else if (a == "--decode") {
       options.decode = true;
     } else if (a == "--sp") {

@@ -11,6 +11,7 @@ namespace scalify::cli {
 
 inline constexpr std::string_view kGenUsage =
     "gen llama --preset P [--layers N] [--seq S] [--batch B] [--decode] [--tp N] [--sp] "
+    "[--experts E] "
     "[--bug KIND[@L]] --out DIR\n       scalify gen example NAME --out DIR | gen example --list";
 inline constexpr std::string_view kGenHelp =
     "write a Llama pair DIR/ref.hlo, DIR/dist.hlo (and model.py), optionally with a planted bug;"

@@ -9,6 +9,7 @@ GenOptions GalleryExample::options(bool buggy) const {
   o.seq = 8;
   o.tp = tp;
   o.sp = sp;
+  o.experts = experts;
   if (buggy) o.bug = PlantedBug{bug_kind, 0};
   return o;
 }
@@ -70,6 +71,22 @@ const std::vector<GalleryExample>& gallery() {
        "the wrong KV head (or padding). Every layout still fits; the checker follows the values "
        "and names the node that pairs queries with the wrong head.",
        "model.layers.0.self_attn", 4, false, BugKind::kKvSplit},
+      {"moe-expert-parallel", "Expert-parallel mixture of experts with all-to-all",
+       "The MLP is a top-1 mixture of 4 experts, 2 on each rank. Each rank routes its own half "
+       "of the sequence: the router picks one expert per token and masks the token for the "
+       "others, giving [experts, batch, tokens, hidden] (Shard on the tokens). An all-to-all "
+       "over the experts dim then hands each rank its experts' tokens from both ranks; moving "
+       "the source rank behind the expert and merging it into the sequence makes them a Shard "
+       "on the experts dim, which meets the expert weights (also split by experts) in a batched "
+       "dot. A second all-to-all carries the outputs back to the tokens' ranks, where the gates "
+       "weigh them and the sum over experts combines them; an all-gather puts the sequence "
+       "back together.",
+       "After the first all-to-all the received blocks are merged into the sequence straight "
+       "away, without the permute that moves the source rank behind the expert: each expert "
+       "now runs on a mix of its own and another expert's tokens. Every shape still fits; the "
+       "checker follows the values through the exchange and names that reshape: what it "
+       "computes is neither a reference value nor a reshard of one.",
+       "model.layers.0.mlp", 2, false, BugKind::kMoeNoTranspose, 4},
   };
   return examples;
 }
@@ -90,6 +107,9 @@ std::string example_readme(const GalleryExample& e) {
        "`: a Llama decoder layer (the tiny preset: hidden 64, 8 "
        "query heads, 2 KV heads, 8 tokens) on " +
        std::to_string(e.tp) + " tensor-parallel ranks" + (e.sp ? ", sequence parallel" : "") +
+       (e.experts > 0
+            ? ", with a mixture of " + std::to_string(e.experts) + " experts in place of the MLP"
+            : "") +
        ".\n\n";
   s += "## The sharding\n\n" + std::string(e.lesson) + "\n\n";
   s += "## The bug\n\n" + std::string(e.bug) + "\n\n";

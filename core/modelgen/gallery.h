@@ -25,6 +25,7 @@ struct GalleryExample {
   int64_t tp = 2;
   bool sp = false;
   BugKind bug_kind = BugKind::kMissingAllReduce;
+  int64_t experts = 0;  ///< > 0: a mixture of this many experts in place of the MLP
 
   /// The generator's options of the correct variant (the buggy one adds `bug_kind`): the tiny
   /// preset with one decoder layer and 8 tokens, so that the window shows every node.

@@ -67,6 +67,7 @@ std::string_view default_op_type(std::string_view opcode, std::string_view detai
       {"all-reduce", "xla__cross_replica_sum"},
       {"all-gather", "xla__all_gather"},
       {"reduce-scatter", "xla__reduce_scatter"},
+      {"all-to-all", "xla__all_to_all"},
   };
   if (opcode == "compare") {
     if (detail == "EQ") return "aten__eq";
@@ -338,6 +339,12 @@ HloValue HloBuilder::reduce_scatter(const HloValue& x, int64_t dim) {
                                  replica_groups() + ", dimensions={" + std::to_string(dim) +
                                  "}, use_global_device_ids=true, to_apply=%" + reducer("add");
   return emit("reduce-scatter", x.dtype, std::move(dims), {x}, attributes);
+}
+
+HloValue HloBuilder::all_to_all(const HloValue& x, int64_t dim) {
+  const std::string attributes = "channel_id=" + std::to_string(++channel_) + ", " +
+                                 replica_groups() + ", dimensions={" + std::to_string(dim) + "}";
+  return emit("all-to-all", x.dtype, x.dims, {x}, attributes);
 }
 
 std::string HloBuilder::finish(const std::vector<HloValue>& outputs) {

@@ -86,6 +86,9 @@ class HloBuilder {
   HloValue all_reduce(const HloValue& x);
   HloValue all_gather(const HloValue& x, int64_t dim);
   HloValue reduce_scatter(const HloValue& x, int64_t dim);
+  /// Splits `dim` into num_partitions blocks, sends block j to rank j, and concatenates what
+  /// arrives along `dim` in rank order (XLA's array all-to-all: one dim split and joined).
+  HloValue all_to_all(const HloValue& x, int64_t dim);
 
   /// The module text, with `outputs` as the ROOT tuple.
   std::string finish(const std::vector<HloValue>& outputs);

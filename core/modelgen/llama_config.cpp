@@ -5,7 +5,8 @@ namespace scalify::modelgen {
 namespace {
 
 // Upper bounds that keep the written text within reach of a disk and the arithmetic exact.
-constexpr int64_t kMaxLayers = 4096, kMaxTokens = int64_t{1} << 20, kMaxTp = 4096;
+constexpr int64_t kMaxLayers = 4096, kMaxTokens = int64_t{1} << 20, kMaxTp = 4096,
+                  kMaxExperts = 4096;
 
 Diagnostic error(std::string message) {
   return Diagnostic{"gen llama", {}, std::move(message), {}};
@@ -72,6 +73,22 @@ std::optional<Diagnostic> validate(const GenOptions& o) {
                    std::to_string(o.tp) + ")");
     }
   }
+  if (o.experts < 0 || o.experts > kMaxExperts) {
+    return error("--experts must be between 0 and " + std::to_string(kMaxExperts));
+  }
+  if (o.experts > 0 && o.experts % o.tp != 0) {
+    return error("--tp " + std::to_string(o.tp) + " does not divide the " +
+                 std::to_string(o.experts) + " experts");
+  }
+  if (o.experts > 0 && o.tp > 1 && !o.sp) {
+    // Each rank routes its own block of the sequence.
+    if (o.decode)
+      return error("--experts with --tp splits the sequence; a decode step has one token");
+    if (o.seq % o.tp != 0) {
+      return error("--experts with --tp needs --seq divisible by --tp (" + std::to_string(o.seq) +
+                   " by " + std::to_string(o.tp) + ")");
+    }
+  }
   if (!o.bug) return std::nullopt;
   const BugInfo& bug = bug_info(o.bug->kind);
   const std::string name(bug.name);
@@ -96,6 +113,9 @@ std::optional<Diagnostic> validate(const GenOptions& o) {
         return error("--bug " + name + " needs --tp above the " + std::to_string(m.kv_heads) +
                      " KV heads (below, splitting them is right)");
       }
+      break;
+    case BugKind::kMoeNoTranspose:
+      if (o.experts == 0) return error("--bug " + name + " needs --experts (it is an MoE bug)");
       break;
     case BugKind::kWrongShardDim:
       if (m.hidden != m.heads * m.head_dim) {

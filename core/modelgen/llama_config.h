@@ -45,6 +45,10 @@ struct GenOptions {
   bool decode = false;  ///< one token per sequence at `position_ids`, attending over the cache
   int64_t tp = 2;       ///< tensor-parallel ranks
   bool sp = false;      ///< sequence parallelism around the norms
+  /// > 0: a top-1 mixture of this many experts in place of every MLP, the experts split over
+  /// the ranks (expert parallel: each rank routes its own block of the sequence, and two
+  /// all-to-alls carry the tokens to their experts' ranks and back).
+  int64_t experts = 0;
   std::optional<PlantedBug> bug;
 };
 

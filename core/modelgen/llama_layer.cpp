@@ -20,7 +20,8 @@ HloValue LlamaWriter::layer(int64_t i, const HloValue& x) {
   HloValue out = attention(i, rms_norm(scope + ".input_layernorm", x, local_stats));
   at(scope, "x = residual + x");
   HloValue y = b_.binary("add", x, out);
-  out = mlp(i, rms_norm(scope + ".post_attention_layernorm", y, false));
+  const HloValue normed = rms_norm(scope + ".post_attention_layernorm", y, false);
+  out = o_.experts > 0 ? moe(i, normed) : mlp(i, normed);
   at(scope, "return residual + x");
   return b_.binary("add", y, out);
 }

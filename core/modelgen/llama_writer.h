@@ -42,6 +42,8 @@ class LlamaWriter {
   HloValue repeat_kv(const std::string& scope, const HloValue& x, int64_t groups);
   HloValue softmax(const std::string& scope, const HloValue& scores);
   HloValue mlp(int64_t i, const HloValue& x);
+  /// The mixture of experts that replaces the MLP with --experts (llama_moe.cpp).
+  HloValue moe(int64_t i, const HloValue& x);
   HloValue o_proj_output(int64_t i, const std::string& scope, const HloValue& out);
   HloValue down_proj_output(int64_t i, const std::string& scope, const HloValue& out);
 

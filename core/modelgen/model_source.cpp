@@ -47,6 +47,13 @@ def my_chunk(x, dim):
     return x.chunk(TP, dim=dim)[rank()]
 
 
+def all_to_all(x, dim):
+    # Split `dim` into TP blocks, send block j to rank j, concatenate what arrives along `dim`.
+    received = [torch.empty_like(p) for p in x.chunk(TP, dim=dim)]
+    dist.all_to_all(received, list(x.chunk(TP, dim=dim)))
+    return torch.cat(received, dim=dim)
+
+
 class VocabParallelEmbedding(nn.Module):
     def __init__(self, vocab, hidden):
         super().__init__()
@@ -172,13 +179,47 @@ class MLP(nn.Module):
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
 
 
+class MoE(nn.Module):
+    """Top-1 mixture of experts, expert parallel: each rank holds experts // TP experts and
+    routes its own block of the sequence; all_to_all carries every expert its tokens from all
+    ranks, and a second all_to_all carries the outputs back to the tokens' ranks."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.experts = cfg.experts // TP
+        self.router = nn.Linear(cfg.hidden, cfg.experts, bias=False)
+        self.w_gate = nn.Parameter(torch.empty(self.experts, cfg.hidden, cfg.ffn))
+        self.w_up = nn.Parameter(torch.empty(self.experts, cfg.hidden, cfg.ffn))
+        self.w_down = nn.Parameter(torch.empty(self.experts, cfg.ffn, cfg.hidden))
+
+    def forward(self, x):
+        if TP > 1 and not SP:
+            x = my_chunk(x, dim=1)  # each rank routes its own block of the sequence
+        b, s, h = x.shape
+        logits = self.router(x)
+        top = logits == logits.max(dim=-1, keepdim=True).values
+        gates = torch.where(top, F.softmax(logits, dim=-1), 0.0).permute(2, 0, 1)
+        routed = top.float().permute(2, 0, 1)[..., None] * x[None]  # [experts, b, s, h]
+        if TP > 1:  # this rank's experts get their tokens from every rank, in sequence order
+            routed = all_to_all(routed.reshape(TP, self.experts, b, s, h), dim=0)
+            routed = routed.permute(1, 2, 0, 3, 4).reshape(self.experts, b, TP * s, h)
+        gate = torch.einsum("ebsh,ehf->ebsf", routed, self.w_gate)
+        up = torch.einsum("ebsh,ehf->ebsf", routed, self.w_up)
+        out = torch.einsum("ebsf,efh->ebsh", F.silu(gate) * up, self.w_down)
+        if TP > 1:  # the outputs go back to the tokens' ranks, in expert order
+            out = all_to_all(out.reshape(self.experts, b, TP, s, h), dim=2)
+            out = out.permute(2, 0, 1, 3, 4).reshape(TP * self.experts, b, s, h)
+        out = (gates[..., None] * out).sum(0)
+        return all_gather(out, dim=1) if TP > 1 and not SP else out
+
+
 class DecoderLayer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.input_layernorm = RMSNorm(cfg.hidden, cfg.rms_eps)
         self.self_attn = Attention(cfg)
         self.post_attention_layernorm = RMSNorm(cfg.hidden, cfg.rms_eps)
-        self.mlp = MLP(cfg)
+        self.mlp = MoE(cfg) if cfg.experts else MLP(cfg)
 
     def forward(self, x, positions, mask, cache=None):
         residual = x

@@ -38,6 +38,10 @@ const std::vector<BugInfo>& bug_catalogue() {
       {BugKind::kEmbedNoOffset, "embed-no-offset", "",
        "the vocab-parallel embedding compares the ids with arange(vocab // TP) on every rank, "
        "forgetting the rank's offset: every rank looks up rank 0's rows (the layer is ignored)"},
+      {BugKind::kMoeNoTranspose, "moe-no-transpose", "--experts",
+       "the tokens an expert-parallel MoE receives by all-to-all merged straight into the "
+       "sequence, without first moving the source rank behind the expert (a missing permute): "
+       "each expert runs on a mix of its own and another expert's tokens"},
   };
   return kBugs;
 }

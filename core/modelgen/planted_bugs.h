@@ -22,6 +22,7 @@ enum class BugKind : uint8_t {
   kReduceScatterForAllReduce,  ///< reduce-scatter where the consumer needs the whole sum
   kReshapeWrongFactor,         ///< a reshape that makes the sharded heads an inner factor
   kEmbedNoOffset,              ///< the vocab-parallel embedding's rows not offset by the rank
+  kMoeNoTranspose,             ///< MoE tokens received by all-to-all merged without a permute
 };
 
 /// One entry of the catalogue, for help texts and the README.

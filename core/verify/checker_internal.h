@@ -72,6 +72,8 @@ class Checker {
   bool lift_slice_by_rank(InstrId id);
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
+  void offer_dot_moves(InstrId user);
+  bool moves_to_reference_type(uint32_t f, size_t axis, int32_t to);
   std::optional<Fact> moved_shard(uint32_t f, size_t axis, int32_t to);
   void offer_output_moves();
   std::optional<Fact> fact_of(const ir::Instruction& instr, const Lift& lift,

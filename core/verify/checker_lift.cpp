@@ -1,6 +1,7 @@
 // Lifting the distributed program node by node: the facts each node gets from its operands'
 // (checker_internal.h).
 #include <algorithm>
+#include <array>
 
 #include "verify/checker_internal.h"
 
@@ -71,6 +72,7 @@ void Checker::lift_instruction(InstrId id) {
   if (lift_nonzero_guard(id)) return;
   offer_padded_broadcasts(id);
   offer_shard_moves(id);
+  offer_dot_moves(id);
   if (instr.type.is_tuple() && !elementwise_tuple) {
     lift_replicated_tuple(id);
     return;
@@ -531,19 +533,74 @@ void Checker::offer_shard_moves(InstrId user) {
         const AxisLayout& p = facts_[f].layout.axes[a];
         if (!p.is_shard() || p.full >= 0 || dims[a].empty() || !facts_[f].anchored) continue;
         for (int32_t to : dims[a]) {
-          // Only across dims of size 1 on the rank (a head dim dropped and put back elsewhere):
-          // any move is true, but the others only crowd the facts an op combines.
+          // Only across dims of size 1 on the rank (a head dim dropped and put back elsewhere),
+          // or onto a type the reference has (blocks an all-to-all left in another dim): any
+          // move is true, but the others only crowd the facts an op combines.
           const int32_t lo = std::min(p.dim, to), hi = std::max(p.dim, to);
           bool ones = true;
           for (int32_t k = lo; k < hi && k < static_cast<int32_t>(local.size()); ++k) {
             ones = ones && local[static_cast<size_t>(k)] == 1;
           }
-          if (!ones) continue;
+          if (!ones && !moves_to_reference_type(f, a, to)) continue;
           if (auto v = moved_shard(f, a, to)) add_fact(o, 0, std::move(*v));
         }
       }
     }
   }
+}
+
+/// A dot whose operands shard dims that do not pair (the other operand shards a batch or
+/// contracting dim, this one another dim): this operand is offered its shard moved onto the dim
+/// that pairs with the other's (rule `view`). An all-to-all that hands each rank its experts
+/// leaves the expert block index at the front of the token dim; the expert weights shard the
+/// expert (batch) dim.
+void Checker::offer_dot_moves(InstrId user) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[user];
+  if (instr.opcode != ir::Opcode::kDot || instr.operands.size() != 2) return;
+  // Paired dims, (lhs, rhs): batch with batch, contracting with contracting.
+  std::vector<std::array<int64_t, 2>> pairs;
+  for (const auto& [l, r] : {std::pair{"lhs_batch_dims", "rhs_batch_dims"},
+                             std::pair{"lhs_contracting_dims", "rhs_contracting_dims"}}) {
+    const ir::DimList& ld = instr.dims_attr(l);
+    const ir::DimList& rd = instr.dims_attr(r);
+    for (size_t k = 0; k < ld.size() && k < rd.size(); ++k) pairs.push_back({ld[k], rd[k]});
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    const InstrId mine = instr.operands[side], theirs = instr.operands[1 - side];
+    const std::vector<uint32_t> known = facts_of_[static_cast<size_t>(mine)][0];
+    for (uint32_t g : facts_of_[static_cast<size_t>(theirs)][0]) {
+      if (likeness(facts_[g].ref) > 1) continue;
+      for (size_t a = 0; a < mesh_.rank(); ++a) {
+        const AxisLayout& q = facts_[g].layout.axes[a];
+        if (!q.is_shard() || q.full >= 0) continue;
+        const auto pair = std::find_if(pairs.begin(), pairs.end(),
+                                       [&](const auto& p) { return p[1 - side] == q.dim; });
+        if (pair == pairs.end()) continue;
+        const auto to = static_cast<int32_t>((*pair)[side]);
+        for (uint32_t f : known) {
+          const AxisLayout& p = facts_[f].layout.axes[a];
+          if (!p.is_shard() || p.full >= 0 || p.dim == to || !facts_[f].anchored) continue;
+          if (auto v = moved_shard(f, a, to)) add_fact(mine, 0, std::move(*v));
+        }
+      }
+    }
+  }
+}
+
+/// Whether fact f's shard along `axis`, moved to dim `to`, is a shard of a value of a type the
+/// reference has.
+bool Checker::moves_to_reference_type(uint32_t f, size_t axis, int32_t to) {
+  const Fact& from = facts_[f];
+  const AxisLayout& p = from.layout.axes[axis];
+  const auto t = types_.type(g_.type_of(from.ref));
+  if (!t || !p.is_shard() || to < 0 || to >= t->rank() || p.dim == to) return false;
+  std::vector<int64_t> dims = t->dims();
+  const int64_t n = mesh_.size(axis);
+  if (dims[static_cast<size_t>(p.dim)] % n != 0) return false;
+  dims[static_cast<size_t>(p.dim)] /= n;
+  dims[static_cast<size_t>(to)] *= n;
+  return ref_types_.count(types_.intern(ir::Type::array(t->dtype(), dims))) > 0;
 }
 
 /// A shard of a value moved to another dim: the same blocks on every rank, read as a shard of

@@ -223,6 +223,14 @@ void Checker::localise_by_value() {
   for (InstrId id : *order) {
     const auto at = static_cast<size_t>(id);
     if ((downstream[at] || meets[at]) && !feeds[at]) continue;
+    // The reshape or transpose that cuts a value for an all-to-all is part of the exchange: what
+    // comes out of the exchange is judged, not the cut.
+    if ((comp[id].opcode == ir::Opcode::kReshape || comp[id].opcode == ir::Opcode::kTranspose) &&
+        !users_of[at].empty() &&
+        std::all_of(users_of[at].begin(), users_of[at].end(),
+                    [&](InstrId u) { return comp[u].opcode == ir::Opcode::kAllToAll; })) {
+      continue;
+    }
     // A constant used only in index arithmetic on the rank (evaluated per device, never
     // related to the reference) is no suspect.
     const auto& users = users_of[static_cast<size_t>(id)];

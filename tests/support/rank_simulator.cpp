@@ -41,6 +41,12 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
         case ir::Opcode::kAllGather:
           out = eval::mesh::concatenate(parts, dims.at(0));
           break;
+        case ir::Opcode::kAllToAll: {
+          auto exchanged = eval::mesh::all_to_all(parts, dims.at(0), dims.at(0));
+          if (!exchanged) return exchanged.error();
+          out = (*exchanged)[static_cast<size_t>(r)];
+          break;
+        }
         case ir::Opcode::kReduceScatter: {
           const int64_t size = instr.type.dim(dims.at(0));
           out = eval::mesh::chunk(eval::mesh::combine(parts, eval::mesh::Reduction::kSum),

@@ -27,6 +27,14 @@ GenOptions tiny(int64_t tp, bool sp = false, bool decode = false) {
   return o;
 }
 
+/// A tiny model whose MLPs are mixtures of `experts` experts.
+GenOptions tiny_moe(int64_t tp, int64_t experts, bool sp = false, int64_t batch = 1) {
+  GenOptions o = tiny(tp, sp);
+  o.experts = experts;
+  o.batch = batch;
+  return o;
+}
+
 GenOptions with_bug(GenOptions o, std::string_view bug) {
   auto b = modelgen::parse_bug(bug);
   REQUIRE(b);
@@ -47,7 +55,9 @@ ir::Module read(const std::string& text, const std::string& name) {
 }
 
 std::string describe(const GenOptions& o) {
-  std::string s = "tp=" + std::to_string(o.tp) + (o.sp ? " sp" : "") + (o.decode ? " decode" : "");
+  std::string s = "tp=" + std::to_string(o.tp) + (o.sp ? " sp" : "") + (o.decode ? " decode" : "") +
+                  (o.experts > 0 ? " experts=" + std::to_string(o.experts) : "") +
+                  (o.batch > 1 ? " batch=" + std::to_string(o.batch) : "");
   if (o.bug) {
     s += " bug=" + std::string(modelgen::bug_info(o.bug->kind).name) + "@" +
          std::to_string(o.bug->layer);
@@ -93,6 +103,10 @@ std::vector<GenOptions> correct_configurations() {
     all.push_back(tiny(tp, true));
     all.push_back(tiny(tp, false, true));
   }
+  // Expert parallel: the sequence split for routing, with or without sequence parallelism.
+  all.push_back(tiny_moe(2, 4));
+  all.push_back(tiny_moe(4, 8, true));
+  all.push_back(tiny_moe(2, 2, false, 2));
   return all;
 }
 
@@ -109,6 +123,10 @@ std::vector<GenOptions> buggy_configurations() {
           break;
         case BugKind::kKvSplit:
           all.push_back(with_bug(tiny(4), bug));
+          break;
+        case BugKind::kMoeNoTranspose:
+          all.push_back(with_bug(tiny_moe(2, 4), bug));
+          all.push_back(with_bug(tiny_moe(4, 8, true), bug));
           break;
         default:
           all.push_back(with_bug(tiny(2), bug));
@@ -129,6 +147,7 @@ bool value_bug(const GenOptions& o) {
     case BugKind::kDoubleScale:
     case BugKind::kWrongShardDim:
     case BugKind::kKvSplit:
+    case BugKind::kMoeNoTranspose:
       return true;
     default:
       return false;
@@ -194,7 +213,7 @@ TEST_CASE("planted bugs: --bug parses KIND@LAYER and lists the kinds on a mistak
     REQUIRE(!e);
     CHECK_THAT(e.error().message, Catch::Contains("missing-allreduce, allgather-wrong-dim"));
   }
-  CHECK(modelgen::bug_catalogue().size() == 10);
+  CHECK(modelgen::bug_catalogue().size() == 11);
 }
 
 TEST_CASE("options that cannot make a pair are refused with what to change", "[modelgen]") {
@@ -211,6 +230,11 @@ TEST_CASE("options that cannot make a pair are refused with what to change", "[m
   refused(with_bug(tiny(2, true), "reducescatter-for-allreduce"), "drop --sp");
   refused(with_bug(tiny(2), "double-scale@2"), "the model has 2 layers");
   refused(with_bug(tiny(1), "double-scale"), "needs --tp 2 or more");
+  refused(with_bug(tiny(2), "moe-no-transpose"), "needs --experts");
+  refused(tiny_moe(4, 6), "does not divide the 6 experts");
+  GenOptions decode_moe = tiny_moe(2, 4);
+  decode_moe.decode = true;
+  refused(decode_moe, "a decode step has one token");
   GenOptions odd = tiny(4, true);
   odd.seq = 6;
   refused(odd, "--seq divisible by --tp");
@@ -220,7 +244,7 @@ TEST_CASE("options that cannot make a pair are refused with what to change", "[m
 
 TEST_CASE("generated programs read back with every instruction at a model.py line", "[modelgen]") {
   for (GenOptions o : {tiny(2), tiny(8, true), tiny(4, false, true),
-                       with_bug(tiny(4, true), "norm-local-stats@1")}) {
+                       with_bug(tiny(4, true), "norm-local-stats@1"), tiny_moe(2, 4)}) {
     INFO(describe(o));
     const auto pair = generate(o);
     const int64_t lines = std::count(pair.model_py.begin(), pair.model_py.end(), '\n');
