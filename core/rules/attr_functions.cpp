@@ -371,6 +371,11 @@ Result g_less(const ir::Type*, Args a) {
   return truth(*u < *v);
 }
 
+Result g_floating(const ir::Type* t, Args) {
+  if (!t || !t->is_array()) return std::nullopt;
+  return truth(ir::is_float(t->dtype()));
+}
+
 // clang-format off
 constexpr std::array kFunctions = {
     AttrFunction{"shape", 1, 1, false, true, "(shape ?x)", "the dimensions of operand ?x", fn_shape},
@@ -427,6 +432,9 @@ constexpr std::array kFunctions = {
     AttrFunction{"less-equal", 2, 2, true, false, "(less-equal A B)",
                  "A <= B (numbers), or entry by entry (lists of one length)", g_less_equal},
     AttrFunction{"less", 2, 2, true, false, "(less A B)", "A < B (numbers)", g_less},
+    AttrFunction{"floating", 1, 1, true, true, "(floating ?x)",
+                 "operand ?x has a floating-point element type (an identity of real arithmetic "
+                 "that integer rounding or wrapping breaks)", g_floating},
 };
 // clang-format on
 

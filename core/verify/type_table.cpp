@@ -1,8 +1,27 @@
 #include "verify/type_table.h"
 
+#include <cmath>
+
 #include "rules/tensor_term.h"
 
 namespace scalify::verify {
+
+namespace {
+
+/// Whether number class c is an integer: its constant leaf holds one (a number made by an op on
+/// numbers, without a leaf, is not known to be).
+bool integral_number(egraph::ClassId c, const egraph::EGraph& g, const egraph::Vocabulary& vocab) {
+  for (const egraph::ENode& n : g.nodes(c)) {
+    if (n.op != vocab.constant_symbol()) continue;
+    const auto v = vocab.constant_value(n.payload);
+    return v && std::isfinite(*v) && *v == std::trunc(*v);
+  }
+  return false;
+}
+
+bool integer_like(ir::DType t) { return ir::is_integer(t) || t == ir::DType::kPred; }
+
+}  // namespace
 
 TypeTable::TypeTable() : types_(2) {}
 
@@ -26,12 +45,13 @@ egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGrap
   if (node.op == vocab.constant_symbol()) return kNumber;
   std::vector<std::optional<ir::Type>> args;
   args.reserve(node.children.size());
-  bool all_numbers = true;
+  bool all_numbers = true, fraction = false;
   for (egraph::ClassId c : node.children) {
     const egraph::TypeId t = g.type_of(c);
     if (t == kUntyped) return kUntyped;
     args.push_back(type(t));
     all_numbers = all_numbers && t == kNumber;
+    fraction = fraction || (t == kNumber && !integral_number(c, g, vocab));
   }
   // Moving the elements of a number around leaves the number (a broadcast scalar is the same
   // in every position), which is how a rule that transposes both operands of a product treats
@@ -43,6 +63,19 @@ egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGrap
   }
   auto typed = rules::check::type_application(op, args, vocab.attrs(node.payload));
   if (const auto* t = std::get_if<ir::Type>(&typed)) {
+    // A number stands for a splat of the element type the op computes in (a compare: its
+    // operands'). One that is not an integer cannot be an integer or pred value: x / 2 is not
+    // x * 0.5 in s32, so a rule that would build that term does not apply there.
+    if (fraction) {
+      std::optional<ir::DType> in = t->is_array() ? std::optional(t->dtype()) : std::nullopt;
+      if (op == "compare") {
+        in.reset();
+        for (const auto& a : args) {
+          if (a && a->is_array()) in = a->dtype();
+        }
+      }
+      if (in && integer_like(*in)) return kUntyped;
+    }
     // An elementwise op on numbers only is a number itself.
     if (all_numbers && !node.children.empty() && t->rank() == 0 &&
         vocab.name(node.op) != "convert") {

@@ -272,6 +272,30 @@ ENTRY e {
   CHECK(b.verdict == Verdict::kDivergent);
 }
 
+TEST_CASE("integer division is not multiplication by a reciprocal", "[verify]") {
+  // (i / 2) * 2 is i in real arithmetic, but in s32 it rounds i down to even: a rule that reads
+  // a division by c as a product with 1/c holds for floating point only.
+  const auto program = [](const std::string& type, bool rounded) {
+    std::string text = "HloModule m\nENTRY e {\n  x = f32[8] parameter(0)\n  i = " + type +
+                       "[8] iota(), iota_dimension=0\n";
+    std::string value = "i";
+    if (rounded) {
+      text += "  two = " + type + "[] constant(2)\n  b2 = " + type +
+              "[8] broadcast(two), dimensions={}\n  d = " + type +
+              "[8] divide(i, b2)\n  m = " + type + "[8] multiply(d, b2)\n";
+      value = "m";
+    }
+    return text + "  f = f32[8] convert(" + value + ")\n  ROOT o = f32[8] add(x, f)\n}\n";
+  };
+  const auto verdict = [&](const std::string& type) {
+    return check(test::parse_module(program(type, true)), test::parse_module(program(type, false)))
+        .verdict;
+  };
+  CHECK(verdict("f32") == Verdict::kEquivalent);
+  CHECK(verdict("s32") == Verdict::kDivergent);
+  CHECK(verdict("u8") == Verdict::kDivergent);
+}
+
 TEST_CASE("random ops relate only under a stated assumption", "[verify]") {
   const ir::Module bert = read("bert_pretrain_fwdbwd_tp1.hlo");
   verify::CheckRequest request;
