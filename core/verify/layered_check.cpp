@@ -318,11 +318,6 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   }
 
   // The whole program's result: the last part's goals, every part's assumptions.
-  auto key_name = [](int64_t key) {
-    return key == Part::kPrologue   ? std::string("prologue")
-           : key == Part::kEpilogue ? std::string("epilogue")
-                                    : "layer " + std::to_string(key);
-  };
   CheckResult out;
   out.mesh = mesh;
   const Job& last = jobs[failed ? *failed : n - 1];
@@ -338,8 +333,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       g.layout.reset();
       g.proof.clear();
       g.fact.reset();
-      g.why_not = "not reached: part " + std::to_string(*failed) + " (" +
-                  key_name(rparts[*failed].key) + ") diverges first";
+      g.why_not = "not reached: part " + std::to_string(*failed) + " (" + rparts[*failed].label +
+                  ") diverges first";
       out.goals.push_back(std::move(g));
     }
   }
@@ -424,13 +419,13 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   out.stats.parts = n;
   out.stats.memo_hits = memo_hits;
   out.stats.stop_reason = last.result.stats.stop_reason;
-  out.notes.push_back("checked as " + std::to_string(n) + " parts (" +
-                      key_name(rparts.front().key) + " to " + key_name(rparts.back().key) +
-                      "): " + std::to_string(distinct.size()) + " distinct, " +
-                      std::to_string(memo_hits) + " from the memo, " + std::to_string(rechecked) +
+  out.notes.push_back("checked as " + std::to_string(n) + " parts (" + rparts.front().label +
+                      " to " + rparts.back().label + "): " + std::to_string(distinct.size()) +
+                      " distinct, " + std::to_string(memo_hits) + " from the memo, " +
+                      std::to_string(rechecked) +
                       " checked again under the bindings of the parts before them");
   if (failed) {
-    out.notes.push_back("part " + std::to_string(*failed) + " (" + key_name(rparts[*failed].key) +
+    out.notes.push_back("part " + std::to_string(*failed) + " (" + rparts[*failed].label +
                         ") is where the check stops");
     for (const std::string& note : last.result.notes) out.notes.push_back(note);
   }

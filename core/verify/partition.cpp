@@ -46,10 +46,42 @@ std::optional<int64_t> layer_of(std::string_view op_name) {
   return std::nullopt;
 }
 
+std::optional<std::pair<std::string_view, int64_t>> iteration_of(std::string_view name) {
+  for (size_t at = name.find(".iter"); at != std::string_view::npos;
+       at = name.find(".iter", at + 1)) {
+    size_t k = at + 5;
+    int64_t n = 0;
+    while (k < name.size() && is_digit(name[k]) && n < (INT64_MAX - 9) / 10) {
+      n = n * 10 + (name[k] - '0');
+      ++k;
+    }
+    if (k > at + 5 && k < name.size() && name[k] == '.' && at > 0) {
+      return std::pair{name.substr(0, at), n};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Part> partition_layers(const ir::Module& m) {
   const ir::Computation& comp = m.entry();
   const auto order = comp.topological_order();
   if (!order) return {};
+  // Layer scopes when the metadata has them, else the iterations of unrolled loops: loop j's
+  // iteration K is key j·2^20 + K (loops unroll at most 4096 times).
+  constexpr int64_t kPerLoop = int64_t{1} << 20;
+  bool scoped = false;
+  for (const ir::Instruction& x : comp.instructions) {
+    scoped = scoped || layer_of(x.metadata.op_name).has_value();
+  }
+  std::vector<std::string_view> loops;
+  auto layer_key = [&](const ir::Instruction& x) -> std::optional<int64_t> {
+    if (scoped) return layer_of(x.metadata.op_name);
+    const auto it = iteration_of(x.name);
+    if (!it || it->second >= kPerLoop) return std::nullopt;
+    auto found = std::find(loops.begin(), loops.end(), it->first);
+    if (found == loops.end()) found = loops.insert(loops.end(), it->first);
+    return static_cast<int64_t>(found - loops.begin()) * kPerLoop + it->second;
+  };
   // part[i]: the key of instruction i; nullopt while unknown. Parameters stay outside.
   std::vector<std::optional<int64_t>> key(comp.size());
   std::vector<std::vector<ir::InstrId>> users(comp.size());
@@ -60,7 +92,7 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   // Scoped instructions first, then the unscoped ones after their operands' latest layer.
   for (ir::InstrId id : *order) {
     if (is_param(id)) continue;
-    const auto layer = layer_of(comp[id].metadata.op_name);
+    const auto layer = layer_key(comp[id]);
     if (layer) {
       key[static_cast<size_t>(id)] = *layer;
       continue;
@@ -99,7 +131,17 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   for (const auto& [k, p] : parts) layers += (k != Part::kPrologue && k != Part::kEpilogue);
   if (layers < 2) return {};
   std::vector<Part> out;
-  for (auto& [k, p] : parts) out.push_back(std::move(p));
+  for (auto& [k, p] : parts) {
+    if (k == Part::kPrologue || k == Part::kEpilogue) {
+      p.label = k == Part::kPrologue ? "prologue" : "epilogue";
+    } else if (scoped) {
+      p.label = "layer " + std::to_string(k);
+    } else {
+      p.label = "iteration " + std::to_string(k % kPerLoop) + " of " +
+                std::string(loops[static_cast<size_t>(k / kPerLoop)]);
+    }
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

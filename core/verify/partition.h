@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/module.h"
@@ -20,6 +22,13 @@ namespace scalify::verify {
 ///   layer_of("aten__mm") == std::nullopt
 std::optional<int64_t> layer_of(std::string_view op_name);
 
+/// The iteration of an unrolled loop an instruction belongs to, from its name `W.iterK.NAME`
+/// (ir/inline_calls.h): the loop W and K (the outermost loop's, for nested loops).
+///
+///   iteration_of("while.3.iter17.dot.2") == std::pair{"while.3", 17}
+///   iteration_of("dot.2") == std::nullopt
+std::optional<std::pair<std::string_view, int64_t>> iteration_of(std::string_view name);
+
 /// One part: the ENTRY instructions of a layer, or of what comes before the first layer
 /// (`key` kPrologue) or after the last (kEpilogue).
 struct Part {
@@ -27,12 +36,15 @@ struct Part {
   static constexpr int64_t kEpilogue = INT64_MAX;
   int64_t key = kPrologue;
   std::vector<ir::InstrId> members;  ///< in topological order
+  std::string label;                 ///< "layer 3", "iteration 3 of loop.1", "prologue"
 };
 
 /// The parts of `m`'s ENTRY in order (prologue, layers by number, epilogue); empty when the
 /// metadata names fewer than two layers. Parameters belong to no part (they are every part's
 /// inputs); an instruction without a layer scope joins the part of its operands' latest layer
-/// (constants and broadcasts feeding a layer join their first user's layer).
+/// (constants and broadcasts feeding a layer join their first user's layer). A program without
+/// layer scopes whose loops were unrolled (a scan over layers) is cut by iteration instead:
+/// the iterations of its first loop, then of the next, each a part.
 std::vector<Part> partition_layers(const ir::Module& m);
 
 /// A part as a module of its own. Its ENTRY's parameters are the values it reads from outside

@@ -116,6 +116,8 @@ TEST_CASE("loops: a tensor-parallel scan is proven, and its proof re-checks", "[
   REQUIRE(r.goals.size() == 1);
   CHECK(r.goals[0].proven);
   CHECK(noted(r, "2 while loops unrolled"));
+  // Without layer scopes the unrolled iterations are the parts, checked one by one.
+  CHECK(noted(r, "checked as 3 parts (iteration 0 of loop to iteration 2 of loop)"));
   const ir::Module ref = test::parse_module(scan(1), "ref.hlo");
   const ir::Module d = test::parse_module(dist, "dist.hlo");
   const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(ref), "dist.hlo",
@@ -139,7 +141,7 @@ TEST_CASE("loops: bugs in the body or the trip count are found in the iteration 
        "loop.iter0.r", "groups of one device"},
       {"one iteration short", scan(2, kAllReduce, "2"), "loop.iter1.r",
        "the reference returns another value"},
-      {"every iteration reads layer 1", scan(2, kAllReduce, "3", "one"), "loop.iter0.a",
+      {"every iteration reads layer 1", scan(2, kAllReduce, "3", "one"), "loop.iter0.w1d",
        "never computes"},
   };
   for (const Case& c : cases) {

@@ -81,3 +81,14 @@ TEST_CASE("fingerprint: names and numbering do not count, the computation does",
   CHECK(verify::hash128("a").size() == 32);
   CHECK(verify::hash128("a") != verify::hash128("b"));
 }
+
+TEST_CASE("iteration_of reads an unrolled loop's iteration from a name", "[verify]") {
+  using verify::iteration_of;
+  CHECK(iteration_of("while.3.iter17.dot.2") ==
+        std::pair{std::string_view("while.3"), int64_t{17}});
+  CHECK(iteration_of("loop.iter0.sq.iter1.vv") == std::pair{std::string_view("loop"), int64_t{0}});
+  CHECK_FALSE(iteration_of("dot.2"));
+  CHECK_FALSE(iteration_of("x.iterator.y"));
+  CHECK_FALSE(iteration_of(".iter3.x"));
+  CHECK_FALSE(iteration_of("w.iter3"));
+}
