@@ -42,6 +42,7 @@ GraphModel::GraphModel(std::shared_ptr<const ir::Module> module) : module_(std::
   const std::vector<verify::Part> parts = verify::partition_layers(*module_);
   for (const verify::Part& part : parts) {
     for (ir::InstrId id : part.members) group_[static_cast<size_t>(id)] = part.key;
+    labels_[part.key] = part.label;
   }
   if (parts.empty()) {  // no layers the checker recognises: scopes alone, the rest in one box
     for (size_t i = 0; i < entry.size(); ++i) {
@@ -160,7 +161,8 @@ std::vector<std::string> GraphModel::find(const std::string& text) const {
   return out;
 }
 
-std::string GraphModel::group_title(int64_t key) {
+std::string GraphModel::group_title(int64_t key) const {
+  if (auto it = labels_.find(key); it != labels_.end() && !it->second.empty()) return it->second;
   if (key == kPrologue) return "prologue";
   if (key == verify::Part::kEpilogue) return "epilogue";
   return "layer " + std::to_string(key);

@@ -59,8 +59,8 @@ class GraphModel {
   /// The names of the instructions whose name, opcode, op_name or source file contains `text`
   /// (case-insensitive), in program order.
   std::vector<std::string> find(const std::string& text) const;
-  /// A group's title: "prologue", "layer 17", "epilogue".
-  static std::string group_title(int64_t key);
+  /// A group's title: "prologue", "layer 17", "iteration 3 of while.2", "epilogue".
+  std::string group_title(int64_t key) const;
 
  private:
   ViewNode node_of(const ir::Instruction& instr) const;
@@ -70,6 +70,7 @@ class GraphModel {
   ViewGraph top_;
   std::vector<int64_t> group_;  ///< per instruction id, its group key (overview only)
   std::unordered_map<int64_t, std::vector<ir::InstrId>> members_;
+  std::unordered_map<int64_t, std::string> labels_;  ///< the checker's part labels, by key
 };
 
 /// `edges` without those implied by a longer path (u → v when u → w → … → v): the overview

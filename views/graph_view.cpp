@@ -91,7 +91,7 @@ void GraphView::set_notes(std::unordered_map<std::string, std::string> notes) {
 
 std::vector<std::string> GraphView::expanded_groups() const {
   if (!model_ || !model_->is_overview() || level_ == kTop) return {};
-  return {GraphModel::group_title(level_)};
+  return {model_->group_title(level_)};
 }
 
 void GraphView::set_expanded_groups(const std::vector<std::string>& titles) {

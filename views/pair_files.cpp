@@ -4,6 +4,7 @@
 #include <QFile>
 
 #include "hlo/reader.h"
+#include "ir/inline_calls.h"
 #include "modelgen/llama_generator.h"
 
 namespace scalify::views {
@@ -54,8 +55,14 @@ LoadedPair parse_pair(const PairPaths& paths, std::string ref_text, std::string 
   out.dist = std::make_shared<const ir::Module>(std::move(*dist));
   out.ref_text = std::make_shared<const std::string>(std::move(ref_text));
   out.dist_text = std::make_shared<const std::string>(std::move(dist_text));
-  out.ref_graph = std::make_shared<const GraphModel>(out.ref);
-  out.dist_graph = std::make_shared<const GraphModel>(out.dist);
+  // The graphs show what the checker checks: calls and fusions inlined, loops with a known trip
+  // count unrolled (ir/inline_calls.h), so that the nodes a result names are there.
+  const auto shown = [](const std::shared_ptr<const ir::Module>& m) {
+    auto flat = ir::inline_calls(*m);
+    return flat ? std::make_shared<const ir::Module>(std::move(*flat)) : m;
+  };
+  out.ref_graph = std::make_shared<const GraphModel>(shown(out.ref));
+  out.dist_graph = std::make_shared<const GraphModel>(shown(out.dist));
   return out;
 }
 

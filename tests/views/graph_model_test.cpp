@@ -4,6 +4,7 @@
 
 #include "hlo/reader.h"
 #include "modelgen/llama_generator.h"
+#include "views/pair_files.h"
 
 namespace scalify::views {
 
@@ -71,3 +72,36 @@ TEST_CASE("GraphModel shows a big program as layer boxes that open one at a time
 }
 
 }  // namespace scalify::views
+
+TEST_CASE("a loaded pair shows its loops unrolled, as the checker names their nodes") {
+  const std::string text = R"(HloModule scan
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  h = f32[4] get-tuple-element(p), index=1
+  t = f32[4] tanh(h)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT r = (s32[], f32[4]) tuple(n, t)
+}
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  z = s32[] constant(0)
+  s = (s32[], f32[4]) tuple(z, x)
+  loop = (s32[], f32[4]) while(s), condition=cond, body=body
+  ROOT out = f32[4] get-tuple-element(loop), index=1
+}
+)";
+  const scalify::views::LoadedPair pair =
+      scalify::views::parse_pair({"ref.hlo", "dist.hlo"}, text, text);
+  REQUIRE(pair.error.isEmpty());
+  CHECK(pair.dist->entry().find("loop"));  // the program itself, as written, is what is checked
+  CHECK(pair.dist_graph->find("loop.iter2.t") == std::vector<std::string>{"loop.iter2.t"});
+  CHECK(pair.dist_graph->find("loop.iter3.").empty());
+}
