@@ -2,7 +2,8 @@
 // two ranks, written the way a person shards a reference by hand — parameters replicated or
 // split, each op run on the ranks' blocks, collectives where the layouts need them — with, now
 // and then, the mistakes people make (a forgotten all-reduce, a gather along the wrong dim, a
-// slice without the rank's offset, a non-linear op on a partial sum). Whenever `check` says
+// slice without the rank's offset, a non-linear op on a partial sum, a reshape of a column
+// block). Whenever `check` says
 // `equivalent`, every rank, simulated with the reference interpreter, must compute the
 // reference's numbers.
 #include <algorithm>
@@ -186,7 +187,7 @@ class Writer {
     // Mostly one of the latest values, so that the program is a chain the output depends on.
     const int n = static_cast<int>(values_.size());
     const Value a = values_[static_cast<size_t>(pick(std::max(0, n - 2), n - 1))];
-    switch (pick(0, 4)) {
+    switch (pick(0, 5)) {
       case 0: {  // elementwise with another value of the same shape
         Value b = any(a.dims);
         static const char* kOps[] = {"add", "multiply", "subtract"};
@@ -235,6 +236,12 @@ class Writer {
           const Value x = replicated(a), y = replicated(b);
           values_.push_back(emit("dot", {&x, &y}, dims, -1, false, attrs));
         }
+        break;
+      }
+      case 4: {  // a reshape to [n, m]: a row block stays a row block, a column block does not
+        const Value x = a.shard == 1 && !slip() ? replicated(a) : a;
+        values_.push_back(
+            emit("reshape", {&x}, {a.dims[1], a.dims[0]}, x.shard < 0 ? -1 : 0, x.partial));
         break;
       }
       default: {  // a sum over the rows, broadcast back
