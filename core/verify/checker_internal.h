@@ -73,6 +73,7 @@ class Checker {
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
   void offer_dot_moves(InstrId user);
+  void offer_reference_moves(InstrId id);
   bool moves_to_reference_type(uint32_t f, size_t axis, int32_t to);
   std::optional<Fact> moved_shard(uint32_t f, size_t axis, int32_t to);
   void offer_output_moves();

@@ -154,6 +154,29 @@ void Checker::lift_instruction(InstrId id) {
     if (c.replicated_broadcast) add_broadcast_shards(id, c.lift, c.refs, c.fact);
   }
   if (!lifted && refusal) refuse(id, *refusal);
+  offer_reference_moves(id);
+}
+
+/// A shard of a moved value (what an all-to-all leaves: the block index in another dim) that,
+/// moved back, is a shard of a reference value is offered that reading (rule `view`), so that
+/// the ops after it meet the reference's layout instead of a view no other fact shares.
+void Checker::offer_reference_moves(InstrId id) {
+  if (facts_of_[static_cast<size_t>(id)].size() != 1) return;
+  const std::vector<uint32_t> known = facts_of_[static_cast<size_t>(id)][0];
+  for (uint32_t f : known) {
+    if (likeness(facts_[f].ref) == 0 || !bridge_.moved_from(facts_[f].ref)) continue;
+    const auto t = types_.type(g_.type_of(facts_[f].ref));
+    if (!t) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      const AxisLayout& p = facts_[f].layout.axes[a];
+      if (!p.is_shard() || p.full >= 0) continue;
+      for (int32_t to = 0; to < t->rank(); ++to) {
+        if (!moves_to_reference_type(f, a, to)) continue;
+        auto v = moved_shard(f, a, to);
+        if (v && likeness(v->ref) == 0) add_fact(id, 0, std::move(*v));
+      }
+    }
+  }
 }
 
 /// A random op's value is the reference's only by assumption (the same generator on the same

@@ -115,6 +115,33 @@ class Writer {
     return v;
   }
 
+  /// `v`, a block along one dim, as the block along the other, the way GSPMD reshards: cut the
+  /// target dim in two, exchange the halves (all-to-all), put the received blocks back in front
+  /// (by mistake, merged without the transpose) and merge.
+  Value resharded(const Value& v) {
+    const int to = 1 - v.shard;
+    const auto l = local(v);
+    const int64_t rows = l[0], cols = l[1];
+    std::vector<int64_t> cut =
+        to == 1 ? std::vector<int64_t>{rows, 2, cols / 2} : std::vector<int64_t>{2, rows / 2, cols};
+    const std::string a = "d" + std::to_string(next_++);
+    dist_ += "  " + a + " = " + shape(cut) + " reshape(" + v.dist + ")\n";
+    const std::string b = "d" + std::to_string(next_++);
+    dist_ += "  " + b + " = " + shape(cut) + " all-to-all(" + a + "), dimensions={" +
+             std::to_string(to == 1 ? 1 : 0) + "}, replica_groups={{0,1}}\n";
+    std::string moved = b;
+    if (!slip()) {
+      // The received blocks (source rank) go in front of the dim they came from.
+      const std::vector<int64_t> t = to == 1 ? std::vector<int64_t>{2, rows, cols / 2}
+                                             : std::vector<int64_t>{rows / 2, 2, cols};
+      moved = "d" + std::to_string(next_++);
+      dist_ += "  " + moved + " = " + shape(t) + " transpose(" + b + "), dimensions={1,0,2}\n";
+    }
+    Value out = v;
+    out.shard = to;
+    return dist_only(out, "reshape(" + moved + ")", to, false);
+  }
+
   /// `v` replicated: gathered or summed (or, by mistake, not, or along another dim).
   Value replicated(const Value& v) {
     if (v.partial) {
@@ -187,7 +214,7 @@ class Writer {
     // Mostly one of the latest values, so that the program is a chain the output depends on.
     const int n = static_cast<int>(values_.size());
     const Value a = values_[static_cast<size_t>(pick(std::max(0, n - 2), n - 1))];
-    switch (pick(0, 5)) {
+    switch (pick(0, 6)) {
       case 0: {  // elementwise with another value of the same shape
         Value b = any(a.dims);
         static const char* kOps[] = {"add", "multiply", "subtract"};
@@ -242,6 +269,24 @@ class Writer {
         const Value x = a.shard == 1 && !slip() ? replicated(a) : a;
         values_.push_back(
             emit("reshape", {&x}, {a.dims[1], a.dims[0]}, x.shard < 0 ? -1 : 0, x.partial));
+        break;
+      }
+      case 5: {  // a block moved to the other dim, or a partial sum scattered into blocks
+        if (a.shard >= 0 && !a.partial) {
+          values_.push_back(resharded(a));
+        } else if (a.partial) {
+          const int dim = pick(0, 1);
+          Value v = a;
+          v.shard = dim;
+          v.partial = false;
+          // By mistake, the sum of rank 0's block only: the scatter forgotten, a slice taken.
+          values_.push_back(slip() ? sharded(dist_only(a, "copy(" + a.dist + ")", -1, false), dim)
+                                   : dist_only(v,
+                                               "reduce-scatter(" + a.dist + "), dimensions={" +
+                                                   std::to_string(dim) +
+                                                   "}, replica_groups={{0,1}}, to_apply=sum",
+                                               dim, false));
+        }
         break;
       }
       default: {  // a sum over the rows, broadcast back
