@@ -37,14 +37,16 @@ std::optional<Failure> FactChecker::add(const DerivedFact& f) {
     return failed("a " + local.to_string(false) + " in layout " + f.layout.to_string(mesh_) +
                   " cannot hold the reference value " + ref_type.to_string(false));
   }
+  TermId value = term;
   if (!f.ref.empty()) {
     const auto named = reference_term(f.ref, f.element);
-    if (!named || *named != term) {
+    if (!named || !terms_.same_elements(*named, term)) {
       return failed("its value is " + terms_.describe(term) + ", not reference node '" + f.ref +
                     "'");
     }
+    value = *named;  // the same elements: later facts build on the reference's own term
   }
-  known_[f.index] = term;
+  known_[f.index] = value;
   if (f.rule == "bijection") ++parameters_;
   return std::nullopt;
 }
@@ -251,10 +253,10 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     const size_t a = axes->front();
     const auto d = static_cast<int32_t>(dims[0]);
     const AxisLayout& q = p.layout.axes[a];
-    for (size_t b = 0; b < mesh_.rank(); ++b) {
-      if (b != a && p.layout.axes[b].is_shard() && p.layout.axes[b].dim == d) {
-        return "dimension " + std::to_string(d) + " is also sharded over " + mesh_.name(b);
-      }
+    // Another axis sharding d must be a major one (its blocks stay the outer ones).
+    if (const auto b = p.layout.minor_shard(a, d)) {
+      return "dimension " + std::to_string(d) + " is also sharded over " + mesh_.name(*b) +
+             ", a minor axis";
     }
     if (gather) {
       if (!q.is_shard() || q.dim != d) {
@@ -334,6 +336,8 @@ TermId FactChecker::rearranged(TermId x, const std::vector<int64_t>& cut,
   if (v && v->canonical().is_reshape()) {
     return terms_.intern("reshape", "", ir::Type::array(dtype, out), {x});
   }
+  // Otherwise one view of x's own base (composed in the factors of both, as the checker does).
+  if (v) return terms_.view_term(x, *v, dtype);
   const TermId pieces = terms_.intern("reshape", "", ir::Type::array(dtype, cut), {x});
   std::vector<int64_t> moved;
   for (int64_t k : order) moved.push_back(cut[static_cast<size_t>(k)]);

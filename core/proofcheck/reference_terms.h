@@ -66,6 +66,9 @@ class TermTable {
   const IdentityRule* identity_for(const ir::Instruction& instr) const;
   /// A splat value (a broadcast scalar constant) at another shape.
   TermId resized_splat(TermId splat, const std::vector<int64_t>& dims);
+  /// `view` of `base` written in the normal form (a view of a view composed into one view of
+  /// the first one's base).
+  TermId view_term(TermId base, const ir::DataView& view, ir::DType dtype);
 
   /// Takes `value` (a reference value) to be non-zero, as a stated assumption says: then
   /// `select(value != 0, value, c)` is `value`.
@@ -78,6 +81,14 @@ class TermTable {
   const std::unordered_map<std::string, size_t>& identities_used() const { return used_; }
   /// `dot(f32[8,4] #3, #7)`: a short text for messages.
   std::string describe(TermId id) const;
+  /// Whether `a` and `b` hold the same elements of one term in the same order: chains of
+  /// reshapes and transposes of one base, compared index by index (bases of at most 2^22
+  /// elements). A reshape across a transpose's factors has no DataView normal form, yet it is
+  /// still a permutation of its base: two programs that move a value so meet here.
+  ///
+  ///   // b = transpose(reshape(x, [2,3,4]), {0,2,1}) written once as a chain, once composed
+  ///   same_elements(chain, composed) == true
+  bool same_elements(TermId a, TermId b) const;
 
  private:
   /// The term itself, hash-consed, no rewriting.
@@ -103,8 +114,6 @@ class TermTable {
                                     const std::vector<TermId>& args, const ir::DimList& dims);
   /// A reshape of a broadcast as a broadcast of a reshape (ir::broadcast_reshaped).
   std::optional<TermId> reshaped_broadcast(TermId broadcast, const ir::Type& type);
-  /// `view` of `base` written in the normal form.
-  TermId view_term(TermId base, const ir::DataView& view, ir::DType dtype);
   /// The value x moves and how (x itself, unmoved, when it is no view).
   std::pair<TermId, ir::DataView> view_of(TermId x) const;
   /// `select(x != 0, x, c)` of an x assumed non-zero.

@@ -77,12 +77,68 @@ std::optional<std::vector<int64_t>> permutation_of(const std::string& attrs) {
 
 }  // namespace
 
+bool TermTable::same_elements(TermId a, TermId b) const {
+  struct Chain {
+    TermId base = 0;
+    std::vector<int64_t> dims, index;  ///< the value's dims; per element, its base element
+  };
+  auto chain = [&](TermId t) -> std::optional<Chain> {
+    std::vector<TermId> steps;
+    while (terms_[t].args.size() == 1 && ((terms_[t].op == "reshape" && terms_[t].attrs.empty()) ||
+                                          terms_[t].op == "transpose")) {
+      steps.push_back(t);
+      t = terms_[t].args[0];
+    }
+    const ir::Type& type = terms_[t].type;
+    if (!type.is_array() || type.element_count() > (int64_t{1} << 22)) return std::nullopt;
+    Chain c{t, type.dims(), {}};
+    c.index.resize(static_cast<size_t>(type.element_count()));
+    for (size_t i = 0; i < c.index.size(); ++i) c.index[i] = static_cast<int64_t>(i);
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const Term& s = terms_[*it];
+      if (s.op == "transpose") {
+        const auto perm = permutation_of(s.attrs);
+        if (!perm || perm->size() != c.dims.size()) return std::nullopt;
+        std::vector<int64_t> stride(c.dims.size(), 1), out(c.dims.size());
+        for (size_t k = c.dims.size(); k-- > 1;) stride[k - 1] = stride[k] * c.dims[k];
+        for (size_t k = 0; k < out.size(); ++k) out[k] = c.dims[static_cast<size_t>((*perm)[k])];
+        std::vector<int64_t> index(c.index.size()), at(out.size(), 0);
+        for (size_t e = 0; e < index.size(); ++e) {
+          int64_t from = 0;
+          for (size_t k = 0; k < out.size(); ++k) {
+            from += at[k] * stride[static_cast<size_t>((*perm)[k])];
+          }
+          index[e] = c.index[static_cast<size_t>(from)];
+          for (size_t k = out.size(); k-- > 0;) {  // the next result index, row-major
+            if (++at[k] < out[k]) break;
+            at[k] = 0;
+          }
+        }
+        c.index = std::move(index);
+      }
+      c.dims = s.type.dims();  // a reshape keeps the row-major order
+    }
+    return c;
+  };
+  if (a == b) return true;
+  const auto x = chain(a), y = chain(b);
+  return x && y && x->base == y->base && x->dims == y->dims && x->index == y->index;
+}
+
 std::pair<TermId, ir::DataView> TermTable::view_of(TermId x) const {
   if (auto it = views_.find(x); it != views_.end()) return it->second;
   return {x, ir::DataView::identity(terms_[x].type.dims())};
 }
 
 TermId TermTable::view_term(TermId base, const ir::DataView& view, ir::DType dtype) {
+  // A view of a view is one view of the first one's base (as the checker's bridge writes it):
+  // the base's chain, then this one's.
+  if (const auto [root, first] = view_of(base); root != base) {
+    auto both = first.reshaped(view.factors);
+    if (both) both = both->transposed(view.order);
+    if (both) both = both->reshaped(view.shape);
+    if (both) return view_term(root, *both, dtype);
+  }
   const ir::DataView c = view.canonical();
   const std::optional<double> splat = terms_[base].splat;
   auto step = [&](const std::string& op, const std::string& attrs, const std::vector<int64_t>& dims,

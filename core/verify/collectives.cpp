@@ -214,11 +214,9 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     ir::Type ref_type = x.ref_type;
     std::vector<int64_t> full = ref_type.dims();
     full[static_cast<size_t>(d)] = instr.type.dim(d);
-    for (size_t b = 0; b < mesh.rank(); ++b) {
-      if (b != a && out.axes[b].is_shard() && out.axes[b].dim == d) {
-        return NoLift{name + ": dimension " + std::to_string(d) + " is also sharded over " +
-                      mesh.name(b)};
-      }
+    if (const auto b = x.layout.minor_shard(a, d)) {
+      return NoLift{name + ": dimension " + std::to_string(d) + " is also sharded over " +
+                    mesh.name(*b) + ", a minor axis, which must be gathered first"};
     }
     auto ref_dims = out.reference_dims(instr.type.dims(), mesh);
     if (!ref_dims) return NoLift{"internal: all-gather result"};
@@ -236,10 +234,10 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     return NoLift{says(x, mesh) + ": " + name + " over " + mesh.name(a) +
                   " needs a partial value it can reduce"};
   }
-  for (size_t b = 0; b < mesh.rank(); ++b) {
-    if (x.layout.axes[b].is_shard() && x.layout.axes[b].dim == d) {
-      return NoLift{name + ": dimension " + std::to_string(d) + " is already sharded"};
-    }
+  if (const auto b = x.layout.minor_shard(a, d)) {
+    return NoLift{name + ": dimension " + std::to_string(d) + " is already sharded over " +
+                  mesh.name(*b) + ", a minor axis, whose blocks would end up outside " +
+                  mesh.name(a) + "'s"};
   }
   out.axes[a] = AxisLayout::shard(d);
   return keep(out, x.ref_type, "reduce-scatter");

@@ -126,6 +126,13 @@ int64_t Layout::split(int32_t d, const Mesh& mesh) const {
   return n;
 }
 
+std::optional<size_t> Layout::minor_shard(size_t axis, int32_t d) const {
+  for (size_t b = axis + 1; b < axes.size(); ++b) {
+    if (axes[b].is_shard() && axes[b].dim == d) return b;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::vector<int64_t>> Layout::reference_dims(const std::vector<int64_t>& local,
                                                            const Mesh& mesh) const {
   std::vector<int64_t> dims = local;

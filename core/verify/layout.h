@@ -58,6 +58,10 @@ struct Layout {
 
   bool is_rep() const;
   bool has_partial() const;
+  /// The first axis after `axis` (a minor one) that also shards dim `d`, if any. Gathering or
+  /// scattering `axis` along d is then not a layout's move: the minor axis's blocks are the
+  /// inner ones, so it goes first (a major axis sharding d is fine: its blocks stay outside).
+  std::optional<size_t> minor_shard(size_t axis, int32_t d) const;
   /// How many ways dim `d` is split (the product of the sizes of the axes sharding it).
   int64_t split(int32_t d, const Mesh& mesh) const;
   /// The reference value's dims given the distributed value's (per-rank) dims: sharded dims

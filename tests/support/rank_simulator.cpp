@@ -1,5 +1,6 @@
 #include "support/rank_simulator.h"
 
+#include <algorithm>
 #include <random>
 
 #include "eval/evaluator.h"
@@ -23,10 +24,23 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
     auto operand = [&](int64_t r, size_t i) -> const Tensor& {
       return values[static_cast<size_t>(r)][static_cast<size_t>(instr.operands[i])].tensor();
     };
-    std::vector<Tensor> parts;
-    for (int64_t r = 0; r < ranks && !instr.operands.empty(); ++r) parts.push_back(operand(r, 0));
     const ir::DimList& dims = instr.dims_attr("dimensions");
+    const ir::ReplicaGroups* groups = instr.replica_groups();
     for (int64_t r = 0; r < ranks; ++r) {
+      // The ranks a collective combines rank r with, in group order, and r's place among them:
+      // its replica group, or every rank when the groups are not written.
+      std::vector<int64_t> group;
+      for (const auto& g : groups ? groups->groups : std::vector<std::vector<int64_t>>{}) {
+        if (std::find(g.begin(), g.end(), r) != g.end()) group = g;
+      }
+      if (group.empty()) {
+        for (int64_t k = 0; k < ranks; ++k) group.push_back(k);
+      }
+      const auto place = std::find(group.begin(), group.end(), r) - group.begin();
+      std::vector<Tensor> parts;
+      for (int64_t k : group) {
+        if (!instr.operands.empty()) parts.push_back(operand(k, 0));
+      }
       Value& out = values[static_cast<size_t>(r)][static_cast<size_t>(id)];
       switch (instr.opcode) {
         case ir::Opcode::kParameter:
@@ -44,13 +58,13 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
         case ir::Opcode::kAllToAll: {
           auto exchanged = eval::mesh::all_to_all(parts, dims.at(0), dims.at(0));
           if (!exchanged) return exchanged.error();
-          out = (*exchanged)[static_cast<size_t>(r)];
+          out = (*exchanged)[static_cast<size_t>(place)];
           break;
         }
         case ir::Opcode::kReduceScatter: {
           const int64_t size = instr.type.dim(dims.at(0));
           out = eval::mesh::chunk(eval::mesh::combine(parts, eval::mesh::Reduction::kSum),
-                                  dims.at(0), r * size, size);
+                                  dims.at(0), place * size, size);
           break;
         }
         default: {

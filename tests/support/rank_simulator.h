@@ -13,8 +13,9 @@
 
 namespace scalify::test {
 
-/// The ENTRY result of every rank. `args[r]` are rank r's parameters. Collectives must span all
-/// ranks in one group (what the generator writes) and reduce with add.
+/// The ENTRY result of every rank. `args[r]` are rank r's parameters. Collectives combine the
+/// ranks of each replica group (device ids), or all ranks when none are written, and reduce
+/// with add.
 Expected<std::vector<eval::Value>> simulate_ranks(
     const ir::Module& module, int64_t ranks, const std::vector<std::vector<eval::Value>>& args);
 

@@ -414,3 +414,57 @@ TEST_CASE("proof check: files that hold no proof give a clear error", "[proofche
 
 }  // namespace
 }  // namespace scalify
+
+namespace scalify {
+
+TEST_CASE("proof check: a block an all-to-all moved, read back as the reference's own value",
+          "[proofcheck]") {
+  // The reference's r1 is a transpose of a difference, which the proof checker writes as the
+  // difference transposed; r5 reshapes it across the transpose's factors, which has no view
+  // normal form. The rank reaches r5's elements through a reshard (all-to-all) and a shard move:
+  // the same elements of one base in the same order, which the proof checker compares.
+  const char* ref = R"(HloModule ref
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p1 = f32[8,12] parameter(0)
+  r0 = f32[12,8] transpose(p1), dimensions={1,0}
+  r1 = f32[12,8] subtract(r0, r0)
+  r5 = f32[8,12] reshape(r1)
+  z = f32[] constant(0)
+  r12 = f32[12] reduce(r5, z), dimensions={0}, to_apply=sum
+  ROOT r13 = f32[8,12] broadcast(r12), dimensions={1}
+}
+)";
+  const char* dist = R"(HloModule dist, num_partitions=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p1 = f32[8,6] parameter(0)
+  d0 = f32[6,8] transpose(p1), dimensions={1,0}
+  d1 = f32[6,8] subtract(d0, d0)
+  d5 = f32[4,12] reshape(d1)
+  d7 = f32[4,2,6] reshape(d5)
+  d8 = f32[4,2,6] all-to-all(d7), dimensions={1}, replica_groups={{0,1}}
+  d9 = f32[2,4,6] transpose(d8), dimensions={1,0,2}
+  d10 = f32[8,6] reshape(d9)
+  z = f32[] constant(0)
+  d12 = f32[6] reduce(d10, z), dimensions={0}, to_apply=sum
+  d13 = f32[8,6] broadcast(d12), dimensions={1}
+  ROOT d14 = f32[8,12] all-gather(d13), dimensions={1}, replica_groups={{0,1}}
+}
+)";
+  const ProofFile proof = proof_of(ref, dist);
+  REQUIRE(proof.result.verdict == verify::Verdict::kEquivalent);
+  const ProofCheckReport report = recheck(proof);
+  INFO(report.why);
+  CHECK(report.outcome == Outcome::kAccepted);
+}
+
+}  // namespace scalify
