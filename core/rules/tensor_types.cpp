@@ -1,6 +1,7 @@
 // Typing instances of tensor rule sides as HLO's shape inference would (tensor_term.h).
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "ir/opcode.h"
 #include "rules/tensor_term.h"
@@ -465,6 +466,13 @@ Typed type_node(const TNode& n, const Binding& b, ir::DType hint) {
       if (!d && !i) undefined("a constant's value is not a number");
       out.number = d ? *d : static_cast<double>(*i);
       out.type = array(hint, {});
+      // As in the checker's e-graph: a number that is not an integer cannot stand for an
+      // integer or pred value, so a rule that would build one there does not fire.
+      if ((ir::is_integer(hint) || hint == ir::DType::kPred) &&
+          out.number != std::trunc(out.number)) {
+        undefined("the number " + std::to_string(out.number) + " in an " +
+                  std::string(ir::dtype_name(hint)) + " position");
+      }
       return out;
     }
     case TNode::Kind::kApply:

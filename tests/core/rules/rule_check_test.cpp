@@ -168,3 +168,19 @@ TEST_CASE("rule check: associative-commutative operators may take more operands"
   REQUIRE(c.checks.size() == 1);
   CHECK(c.checks[0].verdict == Verdict::kPassed);
 }
+
+TEST_CASE("rule check: an identity of real arithmetic fails on integers unless guarded",
+          "[rules]") {
+  // (x / 2) * 2 is x for floats, x rounded toward zero to even for s32.
+  const rules::RuleCheck bad = one("rewrite halve-double: (multiply (divide ?x 2) 2) => ?x");
+  REQUIRE(bad.verdict == Verdict::kFailed);
+  const rules::Counterexample& c = counterexample(bad);
+  REQUIRE(c.operands.size() == 1);
+  CHECK_THAT(c.operands[0].type, Catch::StartsWith("s32"));
+  // Guarded, it holds (and is checked on floats).
+  CHECK(one("rewrite halve-double: (multiply (divide ?x 2) 2) => ?x if (floating ?x)").verdict ==
+        Verdict::kPassed);
+  // A fractional number never stands for an integer: x / 2 as x * 0.5 is not built for s32, so
+  // the rule passes on the instances where it applies (floats) without a guard.
+  CHECK(one("rewrite half: (divide ?x 2) => (multiply ?x 0.5)").verdict == Verdict::kPassed);
+}
