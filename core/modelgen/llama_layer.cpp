@@ -8,11 +8,7 @@
 
 namespace scalify::modelgen {
 
-namespace {
-
 std::string layer_scope(int64_t i) { return "model.layers." + std::to_string(i); }
-
-}  // namespace
 
 HloValue LlamaWriter::layer(int64_t i, const HloValue& x) {
   const std::string scope = layer_scope(i);

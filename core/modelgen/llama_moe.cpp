@@ -8,7 +8,7 @@
 namespace scalify::modelgen {
 
 HloValue LlamaWriter::moe(int64_t i, const HloValue& input) {
-  const std::string scope = "model.layers." + std::to_string(i) + ".mlp";
+  const std::string scope = layer_scope(i) + ".mlp";
   const int64_t experts = o_.experts, local = experts / tp_, H = m_.hidden, F = m_.ffn;
   // Without sequence parallelism every rank holds the whole sequence and routes its block.
   const bool split = tp_ > 1 && !sp_;

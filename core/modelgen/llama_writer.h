@@ -15,6 +15,9 @@
 
 namespace scalify::modelgen {
 
+/// The `op_name` scope of decoder layer i: "model.layers.3".
+std::string layer_scope(int64_t i);
+
 class LlamaWriter {
  public:
   /// `reference`: the single-device program (tp 1, no sequence parallelism, no bug).

@@ -317,33 +317,17 @@ std::optional<size_t> one_shard_moved(const Layout& from, const Layout& to) {
   return axis;
 }
 
-std::string dims_list(const std::vector<int64_t>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
-  return "{" + out + "}";
-}
-
 }  // namespace
 
-TermId FactChecker::rearranged(TermId x, const std::vector<int64_t>& cut,
-                               const std::vector<int64_t>& order, const std::vector<int64_t>& out) {
+TermId FactChecker::rearranged(TermId x, const ir::DataView& view) {
   const ir::DType dtype = terms_[x].type.dtype();
   // A rearrangement that keeps the elements in order is one reshape (as the programs write it,
-  // so that a reshaped broadcast meets theirs).
-  auto v = ir::DataView::identity(terms_[x].type.dims()).reshaped(cut);
-  if (v) v = v->transposed(order);
-  if (v) v = v->reshaped(out);
-  if (v && v->canonical().is_reshape()) {
-    return terms_.intern("reshape", "", ir::Type::array(dtype, out), {x});
+  // so that a reshaped broadcast meets theirs); otherwise one view of x's own base (composed in
+  // the factors of both, as the checker does).
+  if (view.canonical().is_reshape()) {
+    return terms_.intern("reshape", "", ir::Type::array(dtype, view.shape), {x});
   }
-  // Otherwise one view of x's own base (composed in the factors of both, as the checker does).
-  if (v) return terms_.view_term(x, *v, dtype);
-  const TermId pieces = terms_.intern("reshape", "", ir::Type::array(dtype, cut), {x});
-  std::vector<int64_t> moved;
-  for (int64_t k : order) moved.push_back(cut[static_cast<size_t>(k)]);
-  const TermId t = terms_.intern("transpose", "dimensions=" + dims_list(order),
-                                 ir::Type::array(dtype, moved), {pieces});
-  return terms_.intern("reshape", "", ir::Type::array(dtype, out), {t});
+  return terms_.view_term(x, view, dtype);
 }
 
 FactCheck FactChecker::moved_block(const DerivedFact& p, const DerivedFact& f) {
@@ -352,27 +336,12 @@ FactCheck FactChecker::moved_block(const DerivedFact& p, const DerivedFact& f) {
   const TermId x = *known_[p.index];
   const std::vector<int64_t> dims = terms_[x].type.dims();
   const int64_t n = mesh_.size(*axis);
-  const auto from = static_cast<size_t>(p.layout.axes[*axis].dim);
-  const auto to = static_cast<size_t>(f.layout.axes[*axis].dim);
-  if (from >= dims.size() || to >= dims.size() || dims[from] % n != 0) {
-    return std::string("the shard does not fit the value");
-  }
   // Rank r holds block r of dim `from`: the same elements as block r of dim `to` once the
   // block index (from's major part) is moved to the front of `to`.
-  std::vector<int64_t> cut, order, out = dims;
-  std::vector<int64_t> at(dims.size());
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (k == from) cut.push_back(n);
-    at[k] = static_cast<int64_t>(cut.size());
-    cut.push_back(k == from ? dims[k] / n : dims[k]);
-  }
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (k == to) order.push_back(at[from] - 1);
-    order.push_back(at[k]);
-  }
-  out[from] /= n;
-  out[to] *= n;
-  return rearranged(x, cut, order, out);
+  const auto view =
+      ir::DataView::block_moved(dims, p.layout.axes[*axis].dim, f.layout.axes[*axis].dim, n);
+  if (!view) return std::string("the shard does not fit the value");
+  return rearranged(x, *view);
 }
 
 FactCheck FactChecker::all_to_all(const DerivedFact& f, const ir::Instruction& instr,
@@ -417,7 +386,11 @@ FactCheck FactChecker::all_to_all(const DerivedFact& f, const ir::Instruction& i
     }
     out.push_back(k == e ? ref[k] / n : k == c ? ref[k] * n : ref[k]);
   }
-  return rearranged(x, cut, order, out);
+  auto view = ir::DataView::identity(ref).reshaped(cut);
+  if (view) view = view->transposed(order);
+  if (view) view = view->reshaped(out);
+  if (!view) return std::string("the chunks do not fit the value");
+  return rearranged(x, *view);
 }
 
 FactCheck FactChecker::check_fact(const DerivedFact& f) {

@@ -60,9 +60,8 @@ class FactChecker {
   FactCheck moved_block(const verify::DerivedFact& p, const verify::DerivedFact& f);
   FactCheck all_to_all(const verify::DerivedFact& f, const ir::Instruction& instr,
                        const verify::DerivedFact& p, const std::vector<size_t>& axes);
-  /// x cut into `cut`, transposed by `order`, read as `out`.
-  TermId rearranged(TermId x, const std::vector<int64_t>& cut, const std::vector<int64_t>& order,
-                    const std::vector<int64_t>& out);
+  /// x's elements moved as `view` (a view of x's own shape) says.
+  TermId rearranged(TermId x, const ir::DataView& view);
   FactCheck balanced_share(const verify::DerivedFact& f);
   FactCheck nonzero_guard(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// The reference parameter a bijection entry binds, reshaped and transposed as it says.

@@ -617,13 +617,9 @@ bool Checker::moves_to_reference_type(uint32_t f, size_t axis, int32_t to) {
   const Fact& from = facts_[f];
   const AxisLayout& p = from.layout.axes[axis];
   const auto t = types_.type(g_.type_of(from.ref));
-  if (!t || !p.is_shard() || to < 0 || to >= t->rank() || p.dim == to) return false;
-  std::vector<int64_t> dims = t->dims();
-  const int64_t n = mesh_.size(axis);
-  if (dims[static_cast<size_t>(p.dim)] % n != 0) return false;
-  dims[static_cast<size_t>(p.dim)] /= n;
-  dims[static_cast<size_t>(to)] *= n;
-  return ref_types_.count(types_.intern(ir::Type::array(t->dtype(), dims))) > 0;
+  if (!t || !p.is_shard()) return false;
+  const auto view = ir::DataView::block_moved(t->dims(), p.dim, to, mesh_.size(axis));
+  return view && ref_types_.count(types_.intern(ir::Type::array(t->dtype(), view->shape))) > 0;
 }
 
 /// A shard of a value moved to another dim: the same blocks on every rank, read as a shard of

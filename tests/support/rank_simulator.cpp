@@ -37,9 +37,11 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
         for (int64_t k = 0; k < ranks; ++k) group.push_back(k);
       }
       const auto place = std::find(group.begin(), group.end(), r) - group.begin();
-      std::vector<Tensor> parts;
+      std::vector<Tensor> parts;  // the group's operands, for a collective
       for (int64_t k : group) {
-        if (!instr.operands.empty()) parts.push_back(operand(k, 0));
+        if (ir::is_collective(instr.opcode) && !instr.operands.empty()) {
+          parts.push_back(operand(k, 0));
+        }
       }
       Value& out = values[static_cast<size_t>(r)][static_cast<size_t>(id)];
       switch (instr.opcode) {
