@@ -32,6 +32,18 @@ bool flattenable(const Module& m, const Instruction& x) {
   return is_call(m, x) || x.opcode == Opcode::kWhile || x.opcode == Opcode::kConditional;
 }
 
+/// A copy (or optimisation barrier) of a tuple: its elements, unchanged.
+bool passes_tuple(const Computation& c, const Instruction& x) {
+  return (x.opcode == Opcode::kCopy || x.opcode == Opcode::kOptimizationBarrier) &&
+         x.operands.size() == 1 && c[x.operands[0]].type.is_tuple();
+}
+
+/// An element taken out of a tuple built in the same computation (a nested tuple, say).
+bool forwards_element(const Computation& c, const Instruction& x) {
+  return x.opcode == Opcode::kGetTupleElement && x.operands.size() == 1 &&
+         (c[x.operands[0]].opcode == Opcode::kTuple || passes_tuple(c, c[x.operands[0]]));
+}
+
 /// A conditional's branches in selector order: `branch_computations={…}`, or the true then the
 /// false computation. Empty when one is missing.
 std::vector<const Computation*> branches(const Module& m, const Instruction& x) {
@@ -147,8 +159,14 @@ class Inliner {
         const Val& t = val(x.operands[0]);
         if (t.split && index && *index >= 0 && static_cast<size_t>(*index) < t.elements.size()) {
           here = t.elements[static_cast<size_t>(*index)];
+          changed_ = true;
           continue;
         }
+      }
+      if (passes_tuple(c, x) && val(x.operands[0]).split) {
+        here = val(x.operands[0]);
+        changed_ = true;
+        continue;
       }
       std::vector<Val> operands;
       for (InstrId o : x.operands) operands.push_back(val(o));
@@ -335,7 +353,9 @@ std::optional<Module> inline_calls(const Module& m) {
   if (m.entry_id < 0) return std::nullopt;
   const Computation& entry = m.entry();
   bool any = false;
-  for (const Instruction& x : entry.instructions) any = any || flattenable(m, x);
+  for (const Instruction& x : entry.instructions) {
+    any = any || flattenable(m, x) || forwards_element(entry, x) || passes_tuple(entry, x);
+  }
   if (!any) return std::nullopt;
   Inliner inliner(m);
   Computation& out = inliner.out();

@@ -23,10 +23,12 @@ namespace scalify::ir {
 /// `W.iterK.NAME`, and the loop state flows from one iteration to the next element by element
 /// (a get-tuple-element of a tuple is the element itself). A `conditional` whose selector is a
 /// constant is its taken branch, named `COND.NAME`. Loops and conditionals that do not fold stay
-/// as they are. Once control flow is flattened, instructions nothing reads are dropped.
+/// as they are. Once control flow is flattened, instructions nothing reads are dropped. Tuples
+/// are kept apart wherever they are built: an element taken from a tuple (nested ones too) is
+/// that element, and a copy of a tuple is the tuple.
 ///
-/// nullopt when the ENTRY has nothing to inline (or calls are nested deeper than 64, or a body
-/// has a cycle: then it is left as it is).
+/// nullopt when the ENTRY has nothing to inline or forward (or calls are nested deeper than 64,
+/// or a body has a cycle: then it is left as it is).
 ///
 ///   // ENTRY { p = f32[2] parameter(0)  ROOT c = f32[2] call(p), to_apply=f }
 ///   // f { x = f32[2] parameter(0)  ROOT e = f32[2] exponential(x) }

@@ -440,17 +440,21 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     if (f.premises.size() == 1) return *known_[f.premises[0]];
     return std::string("an assumption about a value the proof does not name");
   }
-  if (rule == "tuple" || rule == "get-tuple-element") {
+  if (rule == "tuple" || rule == "get-tuple-element" || rule == "copy") {
     if (f.premises.size() != 1 || !(premise(f, 0).layout == f.layout)) {
       return std::string("a copy keeps one premise's layout");
     }
-    const bool wired = rule == "tuple"
-                           ? instr.opcode == ir::Opcode::kTuple && f.element >= 0 &&
-                                 static_cast<size_t>(f.element) < instr.operands.size() &&
-                                 premise_is(0, instr.operands[static_cast<size_t>(f.element)], -1)
-                           : instr.opcode == ir::Opcode::kGetTupleElement &&
-                                 instr.get<int64_t>("index") &&
-                                 premise_is(0, instr.operands[0], *instr.get<int64_t>("index"));
+    const bool copies =
+        (instr.opcode == ir::Opcode::kCopy || instr.opcode == ir::Opcode::kOptimizationBarrier) &&
+        instr.type.is_tuple() && instr.operands.size() == 1;
+    const bool wired =
+        rule == "tuple" ? instr.opcode == ir::Opcode::kTuple && f.element >= 0 &&
+                              static_cast<size_t>(f.element) < instr.operands.size() &&
+                              premise_is(0, instr.operands[static_cast<size_t>(f.element)], -1)
+        : rule == "copy"
+            ? copies && f.element >= 0 && premise_is(0, instr.operands[0], f.element)
+            : instr.opcode == ir::Opcode::kGetTupleElement && instr.get<int64_t>("index") &&
+                  premise_is(0, instr.operands[0], *instr.get<int64_t>("index"));
     if (!wired) return "the premise is not the " + rule + "'s operand";
     return *known_[f.premises[0]];
   }

@@ -144,6 +144,9 @@ StepCheck Kernel::run() {
   if (op == "dynamic-slice") return dynamic_slice();
   if (op == "dynamic-update-slice") return dynamic_update_slice();
   if (op == "gather") return gather();
+  if (op == "sort" || op == "map" || op == "reduce-window" || op == "select-and-scatter") {
+    return windowed(op);
+  }
   if (elementwise_call(s_.instr)) return elementwise("custom-call");
   if (const auto axis = ir::neuron_rms_norm_axis(s_.instr)) return rms_norm(*axis);
   return unsupported("the proof checker has no rule for `" + op +
@@ -550,6 +553,73 @@ bool rank_dependent(const ir::Module& module, const ir::Instruction& instr) {
   return false;
 }
 
+namespace {
+
+/// Element `s.element` of a variadic reduce or a sort of several arrays, whose results all
+/// have the same dims: a dim ranks hold blocks of must be one the op keeps (not reduced, not
+/// sorted), in every value operand alike; the initial values are replicated.
+StepCheck rows_of_tuple(TermTable& terms, const Step& s) {
+  const std::string op = s.instr.opcode_text();
+  const ir::Type& whole = s.instr.type;
+  const ir::Type& first = whole.elements()[0];
+  for (const ir::Type& e : whole.elements()) {
+    if (!e.is_array() || !e.same_dims(first)) {
+      return {std::nullopt, "a tuple-valued op of values that are not replicated", true};
+    }
+  }
+  if (op != "reduce" && op != "sort") {
+    return {std::nullopt, "a tuple-valued `" + op + "` of values that are not replicated", true};
+  }
+  const size_t n = s.instr.operands.size(), values = op == "reduce" ? n / 2 : n;
+  const ir::DimList& dims = s.instr.dims_attr("dimensions");
+  auto along = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  for (size_t i = values; i < n; ++i) {
+    if (!s.layouts[i].is_rep()) return {std::nullopt, "an initial value must be rep"};
+  }
+  for (size_t a = 0; a < s.mesh.rank(); ++a) {
+    const verify::AxisLayout& q = s.claimed.axes[a];
+    if (q.is_partial() || q.zero_pad) {
+      return {std::nullopt, "`" + op + "` of several arrays keeps no partial values or zeros"};
+    }
+    // The operand dim that becomes result dim q.dim (a reduce drops its reduced dims).
+    int32_t source = -1;
+    if (q.is_shard()) {
+      const auto rank = static_cast<int32_t>(s.dist.entry()[s.instr.operands[0]].type.rank());
+      for (int32_t d = 0, kept = 0; d < rank && source < 0; ++d) {
+        if (op == "reduce" && along(d)) continue;
+        if (kept++ == q.dim) source = d;
+      }
+      if (source < 0 || (op == "sort" && along(source))) {
+        return {std::nullopt, "`" + op + "` moves values along the dimension ranks hold blocks of"};
+      }
+    }
+    for (size_t i = 0; i < values; ++i) {
+      const verify::AxisLayout& p = s.layouts[i].axes[a];
+      const bool ok = q.is_rep() ? p.is_rep() : p.is_shard() && p.dim == source && p.full == q.full;
+      if (!ok) {
+        return {std::nullopt, "operand " + std::to_string(i) + " is " +
+                                  s.layouts[i].to_string(s.mesh) + ", which does not give " +
+                                  s.claimed.to_string(s.mesh)};
+      }
+    }
+  }
+  std::vector<ir::Type> elements;
+  for (const ir::Type& e : whole.elements()) {
+    auto dims_of = s.claimed.reference_dims(e.dims(), s.mesh);
+    if (!dims_of) return {std::nullopt, "the layout does not fit the value's shape"};
+    ir::Type r = e;
+    r.set_dims(*dims_of);
+    elements.push_back(r);
+  }
+  const ir::Type ref_whole = ir::Type::tuple(elements);
+  const TermId t = terms.intern(op, canonical_attrs(s.dist, s.instr), ref_whole,
+                                std::vector<TermId>(s.terms.begin(), s.terms.end()), &s.instr);
+  const ir::Type& local = elements[static_cast<size_t>(s.element)];
+  return {terms.intern("get-tuple-element", "index=" + std::to_string(s.element), local, {t}), ""};
+}
+
+}  // namespace
+
 StepCheck check_step(TermTable& terms, const Step& s) {
   const ir::Type whole = s.instr.type;
   const ir::Type& local =
@@ -587,9 +657,7 @@ StepCheck check_step(TermTable& terms, const Step& s) {
     return {std::nullopt,
             "every rank computes the same value, which is not " + s.claimed.to_string(s.mesh)};
   }
-  if (s.element >= 0 && whole.is_tuple()) {
-    return {std::nullopt, "a tuple-valued op of values that are not replicated", true};
-  }
+  if (s.element >= 0 && whole.is_tuple()) return rows_of_tuple(terms, s);
   // An identity of the rule files (a transfer, a sharding annotation) keeps its operand's layout
   // and value; so do XLA's own (a convert to the same type…), which show in the types.
   if (s.instr.operands.size() == 1) {

@@ -209,6 +209,38 @@ StepCheck Kernel::gather() {
   return {make({s_.terms[0], s_.terms[1]}, &as_reference), ""};
 }
 
+StepCheck Kernel::windowed(const std::string& op) {
+  const size_t n = s_.instr.operands.size();
+  const size_t values = op == "reduce-window" ? n / 2 : op == "select-and-scatter" ? 2 : n;
+  if (auto no = indices_replicated(values)) return *no;  // init values
+  const ir::DimList& sorted = s_.instr.dims_attr("dimensions");
+  const auto* window = s_.instr.get<ir::Window>("window");
+  auto crossed = [&](int32_t d) {
+    if (op == "map") return false;
+    if (op == "sort") return std::find(sorted.begin(), sorted.end(), d) != sorted.end();
+    if (!window || static_cast<size_t>(d) >= window->dims.size()) return true;
+    const ir::WindowDim& w = window->dims[static_cast<size_t>(d)];
+    return w.size != 1 || w.stride != 1 || w.pad_low != 0 || w.pad_high != 0 || w.lhs_dilate != 1 ||
+           w.rhs_dilate != 1;
+  };
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    if (q.is_partial()) return refuse(claim(a) + ": `" + op + "` is not linear");
+    for (size_t i = 0; i < values; ++i) {
+      if (!(operand(i, a) == q)) return refuse(said(i, a) + " but " + claim(a));
+    }
+    if (!q.is_shard()) continue;
+    if (crossed(q.dim)) {
+      return refuse("`" + op + "` moves values along dimension " + std::to_string(q.dim) +
+                    ", which ranks hold blocks of");
+    }
+    if (q.zero_pad && op != "sort") {
+      return refuse(claim(a) + " says the padding holds zeros, which `" + op + "` does not keep");
+    }
+  }
+  return {make(std::vector<TermId>(s_.terms.begin(), s_.terms.end())), ""};
+}
+
 std::optional<StepCheck> Kernel::indices_replicated(size_t first) {
   for (size_t i = first; i < s_.instr.operands.size(); ++i) {
     if (!s_.layouts[i].is_rep()) {

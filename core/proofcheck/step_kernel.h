@@ -97,6 +97,10 @@ class Kernel {
   /// gather(x, indices): a dim of x gathered whole (not collapsed, not indexed) may be sharded;
   /// the result holds the same blocks in its offset dim.
   StepCheck gather();
+  /// sort, map, reduce-window, select-and-scatter: functions of a called computation over
+  /// windows; a dim ranks hold blocks of must be one no window crosses (not the sorted dim, a
+  /// window of one element with stride one), in every value operand alike.
+  StepCheck windowed(const std::string& op);
   /// Index operands (from `first` on) must be the same on every rank.
   std::optional<StepCheck> indices_replicated(size_t first);
   /// Sets entry `dim` of DimList attribute `key` of `instr` to the reference extent `extent` (a

@@ -43,6 +43,10 @@ void Checker::encode_reference() {
       }
       continue;
     }
+    if (copies_tuple(entry, instr)) {
+      out = ref_values_[static_cast<size_t>(instr.operands[0])];
+      continue;
+    }
     if (auto why = TermBridge::control_flow_left(instr)) {
       ref_unsupported_.push_back(instr.name + ": " + *why);
       continue;
@@ -282,7 +286,15 @@ void Checker::decide_goals() {
   const ir::Instruction& rroot = r[r.root];
   const ir::Instruction& droot = d[d.root];
   std::vector<bool> used(dist_out.size(), false);
+  // Elements that carry no values (tokens, empty tuples) are nothing to prove.
+  auto no_values = [](const ir::Instruction& root, size_t i) {
+    if (!root.type.is_tuple() || i >= root.type.elements().size()) return false;
+    const ir::Type& t = root.type.elements()[i];
+    return t.is_token() || (t.is_tuple() && t.elements().empty());
+  };
+  for (size_t i = 0; i < dist_out.size(); ++i) used[i] = no_values(droot, i);
   for (size_t i = 0; i < ref_out.size(); ++i) {
+    if (no_values(rroot, i)) continue;
     Goal goal;
     goal.index = static_cast<int64_t>(i);
     goal.ref = rroot.name + (rroot.type.is_tuple() ? "#" + std::to_string(i) : "");
@@ -341,6 +353,9 @@ void Checker::decide_goals() {
     if (used[i]) continue;
     result_.notes.push_back("distributed output " + droot.name + "#" + std::to_string(i) +
                             " has no reference counterpart");
+  }
+  if (result_.goals.empty() && result_.unmatched_ref_outputs.empty()) {
+    result_.notes.push_back("the reference returns no values: there is nothing to prove");
   }
 }
 

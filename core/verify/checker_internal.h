@@ -45,6 +45,14 @@ using PerValue = std::vector<std::vector<T>>;
 
 inline size_t element_count(const ir::Type& t) { return t.is_tuple() ? t.elements().size() : 1; }
 
+/// A copy (or optimisation barrier) of a tuple: each element is the operand's.
+inline bool copies_tuple(const ir::Computation& comp, const ir::Instruction& instr) {
+  return (instr.opcode == ir::Opcode::kCopy || instr.opcode == ir::Opcode::kOptimizationBarrier) &&
+         instr.operands.size() == 1 && instr.type.is_tuple() &&
+         comp[instr.operands[0]].type.is_tuple() &&
+         comp[instr.operands[0]].type.elements().size() == instr.type.elements().size();
+}
+
 /// One check of `dist` against `ref` under fixed parameter bindings.
 class Checker {
  public:
@@ -66,6 +74,10 @@ class Checker {
   void propagate();
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
+  void forward_facts(InstrId id, size_t element, std::vector<uint32_t> from, const char* rule);
+  std::optional<NoLift> lift_rows_of_tuple(InstrId id);
+  bool add_rows_of_tuple(InstrId id, const std::vector<Lift>& lifts,
+                         const std::vector<ClassId>& refs, const std::vector<uint32_t>& premises);
   void offer_random_blocks(InstrId id, ClassId state);
   int likeness(ClassId term) const;
   void random_as_assumption(const ir::Instruction& instr, Fact& f) const;

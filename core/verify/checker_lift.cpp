@@ -4,6 +4,7 @@
 #include <array>
 
 #include "verify/checker_internal.h"
+#include "verify/factor_signature.h"
 
 namespace scalify::verify::detail {
 
@@ -18,6 +19,19 @@ ir::DimList varying_dims(const ir::Instruction& instr) {
 
 }  // namespace
 
+/// Element `element` of `id` holds what `from` say, as they say it (a tuple, a copy, an
+/// element taken out): the same layouts and reference terms, by `rule`.
+void Checker::forward_facts(InstrId id, size_t element, std::vector<uint32_t> from,
+                            const char* rule) {
+  for (uint32_t f : from) {
+    Fact copy = facts_[f];
+    copy.rule = rule;
+    copy.premises = {f};
+    copy.apply = false;
+    add_fact(id, element, std::move(copy));
+  }
+}
+
 void Checker::lift_instruction(InstrId id) {
   const ir::Computation& comp = dist_.entry();
   const ir::Instruction& instr = comp[id];
@@ -25,27 +39,23 @@ void Checker::lift_instruction(InstrId id) {
   if (instr.opcode == ir::Opcode::kParameter) return;
   if (instr.opcode == ir::Opcode::kTuple) {
     for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
-      for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[i])][0]) {
-        Fact copy = facts_[f];
-        copy.rule = "tuple";
-        copy.premises = {f};
-        copy.apply = false;
-        add_fact(id, i, std::move(copy));
-      }
+      // A nested tuple (empty ones too) has no facts of its own: only arrays are related.
+      const auto& in = facts_of_[static_cast<size_t>(instr.operands[i])];
+      if (comp[instr.operands[i]].type.is_tuple() || in.empty()) continue;
+      forward_facts(id, i, in[0], "tuple");
     }
+    return;
+  }
+  if (copies_tuple(comp, instr)) {
+    const auto& in = facts_of_[static_cast<size_t>(instr.operands[0])];
+    for (size_t e = 0; e < in.size() && e < out.size(); ++e) forward_facts(id, e, in[e], "copy");
     return;
   }
   if (instr.opcode == ir::Opcode::kGetTupleElement) {
     const auto* index = instr.get<int64_t>("index");
     const auto& in = facts_of_[static_cast<size_t>(instr.operands[0])];
     if (!index || static_cast<size_t>(*index) >= in.size()) return;
-    for (uint32_t f : in[static_cast<size_t>(*index)]) {
-      Fact copy = facts_[f];
-      copy.rule = "get-tuple-element";
-      copy.premises = {f};
-      copy.apply = false;
-      add_fact(id, 0, std::move(copy));
-    }
+    forward_facts(id, 0, in[static_cast<size_t>(*index)], "get-tuple-element");
     return;
   }
   if (auto why = TermBridge::control_flow_left(instr)) {
@@ -342,6 +352,97 @@ std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& l
   return std::nullopt;
 }
 
+/// A variadic reduce (an argmax) or a sort of several arrays, whose results have one shape:
+/// lifted like one array-valued op (the factor signature of its first result), each element
+/// then the reference op's element. nullopt when it lifted or is no such op; else why not.
+std::optional<NoLift> Checker::lift_rows_of_tuple(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  const auto& elements = instr.type.elements();
+  if (instr.opcode != ir::Opcode::kReduce && instr.opcode != ir::Opcode::kSort) return std::nullopt;
+  for (const ir::Type& e : elements) {
+    if (!e.is_array() || !e.same_dims(elements[0])) return std::nullopt;
+  }
+  ir::Instruction one = instr;
+  one.type = elements[0];
+  // Per fact of the first operand: the others in its layout (an iota beside the values is
+  // also a shard of a bigger iota), else replicated (the initial values).
+  std::optional<NoLift> refused;
+  const auto sig = factor_signature(dist_, comp, one, nullptr);
+  for (uint32_t lead : facts_of_[static_cast<size_t>(instr.operands[0])][0]) {
+    // A shard of a dim the op runs along: each rank would reduce (or sort) its own block.
+    for (size_t a = 0; sig && a < mesh_.rank(); ++a) {
+      const AxisLayout& p = facts_[lead].layout.axes[a];
+      if (!p.is_shard() || static_cast<size_t>(p.dim) >= sig->operand_factors[0].size()) continue;
+      const auto factor = sig->operand_factors[0][static_cast<size_t>(p.dim)];
+      if (factor >= 0 && sig->factors[static_cast<size_t>(factor)].kind != Factor::Kind::kPass &&
+          !refused) {
+        refused = NoLift{"operand 0 is " + facts_[lead].layout.to_string(mesh_) + " and `" +
+                         instr.opcode_text() + "` runs along dimension " + std::to_string(p.dim) +
+                         ": each rank would combine only its own block (gather it first)"};
+      }
+    }
+    std::vector<OperandView> views;
+    std::vector<uint32_t> premises;
+    std::vector<ClassId> refs;
+    for (InstrId o : instr.operands) {
+      const auto& known = facts_of_[static_cast<size_t>(o)][0];
+      uint32_t f = known[0];
+      for (uint32_t k : known) {
+        if (facts_[k].layout == facts_[lead].layout) f = k;
+      }
+      if (!(facts_[f].layout == facts_[lead].layout)) {
+        for (uint32_t k : known) {
+          if (facts_[k].layout.is_rep()) f = k;
+        }
+      }
+      premises.push_back(f);
+      refs.push_back(facts_[f].ref);
+      const auto t = types_.type(g_.type_of(facts_[f].ref));
+      views.push_back({facts_[f].layout, t ? *t : ir::Type(), bridge_.number_value(facts_[f].ref)});
+    }
+    auto lifted = lift(dist_, comp, one, views, mesh_);
+    if (auto* no = std::get_if<NoLift>(&lifted)) {
+      if (!refused) refused = *no;
+      continue;
+    }
+    if (add_rows_of_tuple(id, std::get<std::vector<Lift>>(lifted), refs, premises)) {
+      return std::nullopt;
+    }
+  }
+  return refused;
+}
+
+/// The facts of a tuple of rows (lift_rows_of_tuple) from the lifts of its first element.
+bool Checker::add_rows_of_tuple(InstrId id, const std::vector<Lift>& lifts,
+                                const std::vector<ClassId>& refs,
+                                const std::vector<uint32_t>& premises) {
+  const ir::Instruction& instr = dist_.entry()[id];
+  const auto& elements = instr.type.elements();
+  for (const Lift& l : lifts) {
+    if (l.term != Lift::Term::kApply) continue;
+    std::vector<ir::Type> ref_elements;
+    for (const ir::Type& e : elements) {
+      ir::Type r = e;
+      r.set_dims(l.ref_type.dims());
+      ref_elements.push_back(r);
+    }
+    auto enc = bridge_.encode(dist_, l.ref_instr, refs, ir::Type::tuple(ref_elements), "dist");
+    if (!enc) continue;
+    for (size_t e = 0; e < elements.size(); ++e) {
+      Fact f;
+      f.layout = l.layout;
+      f.ref = bridge_.get_tuple_element(*enc.id, static_cast<int64_t>(e), ref_elements[e]);
+      f.rule = "factor:" + instr.opcode_text();
+      f.premises = premises;
+      f.apply = true;
+      add_fact(id, e, std::move(f));
+    }
+    return true;
+  }
+  return false;
+}
+
 /// A tuple-valued op (batch-norm-training, sort, rng-bit-generator…) on replicated operands
 /// computes the reference's tuple on every rank; anything else is not understood.
 void Checker::lift_replicated_tuple(InstrId id) {
@@ -357,6 +458,11 @@ void Checker::lift_replicated_tuple(InstrId id) {
       }
     }
     if (!rep) {
+      if (auto rows = lift_rows_of_tuple(id)) {
+        refuse(id, *rows);
+        return;
+      }
+      if (!facts_of_[static_cast<size_t>(id)][0].empty()) return;
       const uint32_t f = facts_of_[static_cast<size_t>(instr.operands[i])][0][0];
       refuse(id, NoLift{"operand " + std::to_string(i) + " is " +
                             facts_[f].layout.to_string(mesh_) + " and `" + instr.opcode_text() +

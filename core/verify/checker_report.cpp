@@ -206,6 +206,16 @@ void Checker::localise_by_value() {
   std::vector<bool> unmodelled(comp.size(), false), downstream(comp.size(), false),
       meets(comp.size(), false), feeds(comp.size(), false);
   for (InstrId u : unmodelled_) unmodelled[static_cast<size_t>(u)] = true;
+  // An op known only by its called computation (a sort's comparator, a reduce-window's body)
+  // that no reference op matches may still compute what the reference does another way.
+  for (InstrId id : *order) {
+    if (!calls_opaque_computation(dist_, comp[id])) continue;
+    bool matches = false;
+    for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+      for (uint32_t f : element) matches = matches || in_ref(f);
+    }
+    if (!matches) unmodelled[static_cast<size_t>(id)] = true;
+  }
   for (InstrId id : *order) {
     bool d = unmodelled[static_cast<size_t>(id)];
     for (InstrId o : comp[id].operands) d = d || downstream[static_cast<size_t>(o)];

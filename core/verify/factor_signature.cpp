@@ -208,9 +208,25 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
     }
     case Opcode::kReduce: {
       const auto rop = reducer_op(module, instr);
-      if (!rop || instr.operands.size() != 2)
-        return refuse("a reduce that is not one sum, max, min or product");
       const ir::Type& x = operand_type(comp, instr, 0);
+      if (!rop || instr.operands.size() != 2) {
+        // Another reducer (an argmax's pair of selects, a variadic reduce): kept dims pass, the
+        // reduced ones are blocked (no partial value of such a reducer is modelled).
+        const ir::DimList& reduced = instr.dims_attr("dimensions");
+        std::vector<int32_t> xs;
+        int32_t out = 0;
+        for (int64_t d = 0; d < x.rank(); ++d) {
+          const bool gone = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+          xs.push_back(b.add(gone ? Kind::kBlocked : Kind::kPass, x.dim(d), gone ? -1 : out++));
+        }
+        const size_t values = instr.operands.size() / 2;
+        for (size_t i = 0; i < instr.operands.size(); ++i) {
+          const bool value = i < values && operand_type(comp, instr, i).same_dims(x);
+          b.sig.operand_factors.push_back(value ? xs : std::vector<int32_t>{});
+          b.sig.value_operand.push_back(i < values);
+        }
+        return b.sig;
+      }
       const ir::DimList& reduced = instr.dims_attr("dimensions");
       std::vector<int32_t> xs;
       int32_t out = 0;
@@ -352,6 +368,49 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       }
       b.sig.operand_factors = {xs, {}};
       b.sig.value_operand = {true, false};
+      return b.sig;
+    }
+    case Opcode::kSort:
+    case Opcode::kMap:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter: {
+      // Functions of a called computation over windows: a dim no window crosses (a sort's
+      // other dims, a map's every dim, a window of one element with stride one and no padding)
+      // passes; the others are blocked. Init values must be replicated.
+      const ir::Type& x = operand_type(comp, instr, 0);
+      const ir::DimList& sorted = instr.dims_attr("dimensions");
+      const auto* window = instr.get<ir::Window>("window");
+      auto crossed = [&](int64_t d) {
+        if (op == Opcode::kMap) return false;
+        if (op == Opcode::kSort) return std::find(sorted.begin(), sorted.end(), d) != sorted.end();
+        if (!window || static_cast<size_t>(d) >= window->dims.size()) return true;
+        const ir::WindowDim& w = window->dims[static_cast<size_t>(d)];
+        return !(w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 &&
+                 w.lhs_dilate == 1 && w.rhs_dilate == 1);
+      };
+      if (x.rank() != instr.type.rank()) return refuse("its result has another rank");
+      std::vector<int32_t> xs;
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        xs.push_back(
+            b.add(crossed(d) ? Kind::kBlocked : Kind::kPass, x.dim(d), static_cast<int32_t>(d)));
+      }
+      // Values: a map's and a sort's operands, a reduce-window's first half, a
+      // select-and-scatter's operand and source (same dims when the window is one element).
+      const size_t values = op == Opcode::kMap || op == Opcode::kSort ? instr.operands.size()
+                            : op == Opcode::kReduceWindow             ? instr.operands.size() / 2
+                                                                      : 2;
+      for (size_t i = 0; i < instr.operands.size(); ++i) {
+        const bool value = i < values;
+        const ir::Type& t = operand_type(comp, instr, i);
+        std::vector<int32_t> ts;
+        for (int64_t d = 0; value && d < t.rank(); ++d) {
+          // (A select-and-scatter's source has one entry per window.)
+          const bool same = d < x.rank() && t.dim(d) == x.dim(d);
+          ts.push_back(same ? xs[static_cast<size_t>(d)] : b.add(Kind::kBlocked, t.dim(d)));
+        }
+        b.sig.operand_factors.push_back(std::move(ts));
+        b.sig.value_operand.push_back(value);
+      }
       return b.sig;
     }
     case Opcode::kIota:

@@ -90,4 +90,8 @@ std::string hash128(std::string_view text) { return Fnv2().add(text).digest(); }
 
 std::string fingerprint(const ir::Module& m) { return Canonical(m).hash(m.entry_id); }
 
+std::string computation_fingerprint(const ir::Module& m, ir::CompId comp) {
+  return Canonical(m).hash(comp);
+}
+
 }  // namespace scalify::verify

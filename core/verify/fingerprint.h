@@ -16,6 +16,13 @@ namespace scalify::verify {
 ///   fingerprint(layer_3) == fingerprint(layer_4)   // same code, other weights' names
 std::string fingerprint(const ir::Module& m);
 
+/// The fingerprint of one computation of `m` (the same canonical text, names ignored): two
+/// computations with equal fingerprints compute the same function of their parameters.
+///
+///   // %cmp.1 { p0 = f32[] parameter(0)  p1 = f32[] parameter(1)  ROOT gt = compare(p0, p1) }
+///   computation_fingerprint(m, cmp_1) == computation_fingerprint(other, cmp_7)  // same body
+std::string computation_fingerprint(const ir::Module& m, ir::CompId comp);
+
 /// A 128-bit hash of any text, as 32 hex digits.
 std::string hash128(std::string_view text);
 

@@ -407,8 +407,12 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
     if (auto* no = std::get_if<NoLift>(&*collective)) return *no;
     return std::vector<Lift>{std::get<Lift>(*collective)};
   }
-  if (!instr.type.is_array())
-    return NoLift{quoted(instr) + " returns a " + instr.type.to_string(false)};
+  // Tokens (I/O ordering) and tuples of anything but the cases above carry nothing the layouts
+  // describe: not modelled, so never a divergence.
+  if (!instr.type.is_array()) {
+    return NoLift{quoted(instr) + " returns a " + instr.type.to_string(false) + " (not modelled)",
+                  true};
+  }
   if (instr.opcode == ir::Opcode::kPartitionId || instr.opcode == ir::Opcode::kReplicaId) {
     return NoLift{quoted(instr) +
                       " differs on every rank; only its use as a dynamic-slice offset "

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "verify/fingerprint.h"
+
 namespace scalify::verify {
 
 using egraph::Attrs;
@@ -90,6 +92,50 @@ std::optional<double> TermBridge::number_value(ClassId c) const {
   auto it = numbers_.find(number_view(c));
   if (it == numbers_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<std::string> impure_reason(const ir::Module& module, ir::CompId comp, int depth) {
+  if (comp < 0 || static_cast<size_t>(comp) >= module.computations.size() || depth > 64) {
+    return "cannot be read";
+  }
+  for (const ir::Instruction& instr : module.computations[static_cast<size_t>(comp)].instructions) {
+    switch (instr.opcode) {
+      case ir::Opcode::kPartitionId:
+      case ir::Opcode::kReplicaId:
+        return "depends on the rank (`" + std::string(instr.opcode_text()) + "`)";
+      case ir::Opcode::kRng:
+      case ir::Opcode::kRngBitGenerator:
+      case ir::Opcode::kRngGetAndUpdateState:
+        return "draws random numbers (`" + std::string(instr.opcode_text()) + "`)";
+      case ir::Opcode::kInfeed:
+      case ir::Opcode::kOutfeed:
+      case ir::Opcode::kSend:
+      case ir::Opcode::kSendDone:
+      case ir::Opcode::kRecv:
+      case ir::Opcode::kRecvDone:
+        return "does input or output (`" + std::string(instr.opcode_text()) + "`)";
+      default:
+        if (ir::is_collective(instr.opcode)) {
+          return "communicates (`" + std::string(instr.opcode_text()) + "`)";
+        }
+    }
+    for (ir::CompId callee : instr.called) {
+      if (auto why = impure_reason(module, callee, depth + 1)) return why;
+    }
+  }
+  return std::nullopt;
+}
+
+bool calls_opaque_computation(const ir::Module& module, const ir::Instruction& instr) {
+  for (const ir::Attribute& attr : instr.attrs) {
+    const auto* refs = std::get_if<ir::ComputationRefs>(&attr.value);
+    if (!refs || value_neutral(attr.key)) continue;
+    for (const std::string& callee : refs->names) {
+      const auto id = module.find_computation(callee);
+      if (attr.key != "to_apply" || !id || !reducer_name(module, *id)) return true;
+    }
+  }
+  return false;
 }
 
 std::optional<std::string> TermBridge::control_flow_left(const ir::Instruction& instr) {
@@ -392,9 +438,8 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     }
     case Opcode::kReduce: {
       auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
-      if (!reducer || kids.size() != 2) {
-        return {std::nullopt, "a reduce whose computation is not one binary op"};
-      }
+      // Others (variadic, an argmax's pair of selects) are functions of their computation.
+      if (!reducer || kids.size() != 2) break;
       if (auto normal = normal_reduce(kids, list(instr.dims_attr("dimensions")), *reducer, type)) {
         return done(*normal);
       }
@@ -425,12 +470,6 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     case Opcode::kWhile:
     case Opcode::kConditional:
       return {std::nullopt, *control_flow_left(instr)};
-    case Opcode::kCall:
-    case Opcode::kFusion:
-    case Opcode::kMap:
-    case Opcode::kSort:
-    case Opcode::kReduceWindow:
-    case Opcode::kSelectAndScatter:
     case Opcode::kAsyncStart:
     case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone:
@@ -438,22 +477,35 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
     default:
       break;
   }
-  // Any other op: every attribute that can change the value, as text, plus the result type.
+  // Any other op: every attribute that can change the value, as text, plus the result type. A
+  // called computation is named by its one binary op (`to_apply=add`) or else by what it
+  // computes (its fingerprint), so that the same sort comparator or reduce-window body in both
+  // programs gives one node: the same function of the same operands.
   Attrs a{{"type", type.to_string(false)}};
   for (size_t i = 0; i < instr.attrs.size(); ++i) {
     const ir::Attribute& attr = instr.attrs[i];
     if (value_neutral(attr.key)) continue;
-    if (attr.key == "to_apply") {
-      auto reducer = instr.called.empty() ? std::nullopt : reducer_name(module, instr.called[0]);
-      if (!reducer)
-        return {std::nullopt, "`" + name + "` with a computation that is not one binary op"};
-      a.emplace_back("to_apply", *reducer);
+    const auto* refs = std::get_if<ir::ComputationRefs>(&attr.value);
+    if (!refs) {
+      a.emplace_back(attr.key, ir::attr_value_to_string(attr.value));
       continue;
     }
-    if (std::holds_alternative<ir::ComputationRefs>(attr.value)) {
-      return {std::nullopt, "`" + name + "` (a called computation) is not supported yet"};
+    std::string called;
+    for (const std::string& callee : refs->names) {
+      const auto id = module.find_computation(callee);
+      if (!id) return {std::nullopt, "`" + name + "` calls an unknown computation " + callee};
+      auto reducer = attr.key == "to_apply" ? reducer_name(module, *id) : std::nullopt;
+      if (reducer) {
+        called += *reducer;
+      } else if (auto why = impure_reason(module, *id)) {
+        return {std::nullopt, "`" + name + "` calls a computation that " + *why};
+      } else {
+        called += "fn:" + computation_fingerprint(module, *id);
+      }
+      called += ';';
     }
-    a.emplace_back(attr.key, ir::attr_value_to_string(attr.value));
+    if (!called.empty()) called.pop_back();
+    a.emplace_back(attr.key, called);
   }
   return done(add(name, std::move(a), kids, tid));
 }

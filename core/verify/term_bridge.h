@@ -137,6 +137,18 @@ bool is_identity_call(const ir::Instruction& instr);
 /// `maximum` a max, …; nullopt for anything else.
 std::optional<ReduceOp> reducer_op(const ir::Module& module, const ir::Instruction& instr);
 
+/// Whether the bridge writes `instr` by what a computation it calls computes (a sort's
+/// comparator, a reduce-window's body, a reduce that is not one binary op), not by a rule's op.
+bool calls_opaque_computation(const ir::Module& module, const ir::Instruction& instr);
+
+/// Why computation `comp` of `module` is no pure function of its parameters (it, or one it
+/// calls, communicates, reads the rank, draws random numbers or does I/O); nullopt when it is.
+/// The bridge names a pure called computation by its fingerprint.
+///
+///   impure_reason(m, *m.find_computation("cmp")) == std::nullopt       // a comparator
+///   *impure_reason(m, *m.find_computation("body")) == "communicates (`all-reduce`)"
+std::optional<std::string> impure_reason(const ir::Module& module, ir::CompId comp, int depth = 0);
+
 /// The name the rules give a reducer computation: its one binary op (`add`, `maximum`, …) or
 /// `assign` (returns its second parameter); nullopt for anything else.
 std::optional<std::string> reducer_name(const ir::Module& module, ir::CompId comp);

@@ -54,42 +54,45 @@ TEST_CASE("proof verify accepts what check --proof and --report write", "[app][p
 }
 
 TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "[app][proof]") {
-  // A proof, written by hand, that a sort along the features of token-sharded rows keeps the
-  // shards: true, but the independent checker has no rule for `sort` on sharded values, and
+  // A proof, written by hand, that a convolution of batch-sharded signals keeps the shards:
+  // true, but the independent checker has no rule for `convolution` on sharded values, and
   // says so rather than accept or reject.
-  const std::string comparator =
-      "%lt (a: f32[], b: f32[]) -> pred[] {\n  %a = f32[] parameter(0)\n"
-      "  %b = f32[] parameter(1)\n  ROOT %c = pred[] compare(%a, %b), direction=LT\n}\n";
+  const std::string conv = " convolution(%p, %k), window={size=3}, dim_labels=b0f_0io->b0f\n}\n";
   scalify::proofcheck::ProofFile proof;
   proof.ref_path = "ref.hlo";
-  proof.ref_hlo = "HloModule ref\n" + comparator +
-                  "ENTRY %e {\n  %p = f32[4,8] parameter(0)\n"
-                  "  ROOT %s = f32[4,8] sort(%p), dimensions={1}, to_apply=%lt\n}\n";
+  proof.ref_hlo =
+      "HloModule ref\nENTRY %e {\n  %p = f32[4,8,1] parameter(0)\n"
+      "  %k = f32[3,1,1] parameter(1)\n  ROOT %s = f32[4,6,1]" +
+      conv;
   proof.dist_path = "dist.hlo";
-  proof.dist_hlo = "HloModule dist, num_partitions=2\n" + comparator +
-                   "ENTRY %e {\n  %p = f32[2,8] parameter(0)\n"
-                   "  ROOT %s = f32[2,8] sort(%p), dimensions={1}, to_apply=%lt\n}\n";
+  proof.dist_hlo =
+      "HloModule dist, num_partitions=2\nENTRY %e {\n  %p = f32[2,8,1] parameter(0)\n"
+      "  %k = f32[3,1,1] parameter(1)\n  ROOT %s = f32[2,6,1]" +
+      conv;
   scalify::verify::CheckResult& r = proof.result;
   r.verdict = scalify::verify::Verdict::kEquivalent;
   r.mesh = *scalify::verify::Mesh::parse("tp=2");
   const auto shard = scalify::verify::Layout::on(r.mesh, 0, scalify::verify::AxisLayout::shard(0));
+  const auto rep = scalify::verify::Layout::replicated(1);
   r.bijection.push_back({"p", "p", 0, 0, shard, "by hand", {}, {}});
+  r.bijection.push_back({"k", "k", 1, 1, rep, "by hand", {}, {}});
   r.derivation.push_back({0, "p", -1, shard, "p", -1, "bijection", {}, {}});
-  r.derivation.push_back({1, "s", -1, shard, "s", -1, "factor:sort", {0}, {}});
+  r.derivation.push_back({1, "k", -1, rep, "k", -1, "bijection", {}, {}});
+  r.derivation.push_back({2, "s", -1, shard, "s", -1, "factor:convolution", {0, 1}, {}});
   scalify::verify::Goal goal;
   goal.ref = "s";
   goal.dist = "s";
   goal.proven = true;
   goal.layout = shard;
-  goal.fact = 1;
+  goal.fact = 2;
   r.goals.push_back(goal);
   scalify::test::TempDir dir;
-  const std::string file = dir.write("sort.json", scalify::proofcheck::proof_to_json(proof).dump());
+  const std::string file = dir.write("conv.json", scalify::proofcheck::proof_to_json(proof).dump());
   const auto out = run_cli("proof verify " + file);
   INFO(out.out << out.err);
   CHECK(out.exit_code == 3);
-  CHECK_THAT(out.out, Catch::Contains("not re-checked: fact [1] s (factor:sort): the proof "
-                                      "checker has no rule for `sort`"));
+  CHECK_THAT(out.out, Catch::Contains("not re-checked: fact [2] s (factor:convolution): the "
+                                      "proof checker has no rule for `convolution`"));
 }
 
 TEST_CASE("proof verify: usage and bad input exit 2", "[app][proof]") {

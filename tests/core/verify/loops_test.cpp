@@ -5,6 +5,7 @@
 // `inconclusive`, never called divergent by mistake.
 #include <catch2/catch.hpp>
 
+#include "core/verify/check_texts.h"
 #include "hlo/printer.h"
 #include "proofcheck/proof_check.h"
 #include "proofcheck/proof_file.h"
@@ -94,18 +95,10 @@ ENTRY main {
 const std::string kAllReduce = "  r = f32[4,8] all-reduce(o), replica_groups={{0,1}}, to_apply=sum";
 
 verify::CheckResult check(const std::string& dist, const std::string& ref = scan(1)) {
-  auto r =
-      verify::check(test::parse_module(ref, "ref.hlo"), test::parse_module(dist, "dist.hlo"), {});
-  REQUIRE(r);
-  return *r;
+  return test::check_texts(dist, ref);
 }
 
-bool noted(const verify::CheckResult& r, const std::string& words) {
-  for (const std::string& n : r.notes) {
-    if (n.find(words) != std::string::npos) return true;
-  }
-  return false;
-}
+using test::noted;
 
 }  // namespace
 
