@@ -47,14 +47,20 @@ void Checker::encode_reference() {
       out = ref_values_[static_cast<size_t>(instr.operands[0])];
       continue;
     }
-    if (auto why = TermBridge::control_flow_left(instr)) {
-      ref_unsupported_.push_back(instr.name + ": " + *why);
-      continue;
-    }
+    // A loop or branch left after unrolling takes its tuple operands element by element.
+    const bool flattens = TermBridge::control_flow_left(instr).has_value();
     std::vector<ClassId> kids;
     bool ok = true;
     for (InstrId o : instr.operands) {
       const auto& in = ref_values_[static_cast<size_t>(o)];
+      if (flattens && entry[o].type.is_tuple()) {
+        for (const auto& element : in) {
+          ok = ok && element.has_value();
+          if (element) kids.push_back(*element);
+        }
+        if (!ok) break;
+        continue;
+      }
       if (instr.opcode == ir::Opcode::kGetTupleElement) {
         const auto* index = instr.get<int64_t>("index");
         if (index && static_cast<size_t>(*index) < in.size() && in[static_cast<size_t>(*index)]) {
@@ -405,6 +411,7 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
                               "values first differ");
     }
   }
+  for (const std::string& c : control_flow_proven_) result_.notes.push_back("proven: " + c);
   for (const std::string& u : unsupported_) result_.notes.push_back("not supported: " + u);
   for (const std::string& u : ref_unsupported_)
     result_.notes.push_back("reference, not supported: " + u);

@@ -49,6 +49,8 @@ struct CheckOptions {
   /// non-linear op may use it (a data-parallel mean over equal shards). Stated when it is on;
   /// check() turns it on only when the plain check fails and this one proves.
   bool balanced_partials = false;
+  /// How deep inside loop bodies being proven by induction this check runs (0: the program).
+  int loop_depth = 0;
 };
 
 /// Decides whether `dist` computes `ref` on `mesh` under the parameter bindings (one per

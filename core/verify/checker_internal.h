@@ -75,6 +75,14 @@ class Checker {
   void lift_instruction(InstrId id);
   void lift_replicated_tuple(InstrId id);
   void forward_facts(InstrId id, size_t element, std::vector<uint32_t> from, const char* rule);
+  /// A loop or conditional left after flattening, proven by what its computations do on the
+  /// layouts of its operands (checker_control_flow.cpp); false when it is no such node or its
+  /// operands have no layouts.
+  bool lift_loop(InstrId id);
+  bool lift_conditional(InstrId id);
+  std::vector<uint32_t> facts_starting_at(InstrId value, InstrId ref_value) const;
+  void add_control_flow_facts(InstrId id, InstrId ref, const std::vector<Layout>& layouts,
+                              const std::vector<uint32_t>& premises, const char* rule);
   std::optional<NoLift> lift_rows_of_tuple(InstrId id);
   bool add_rows_of_tuple(InstrId id, const std::vector<Lift>& lifts,
                          const std::vector<ClassId>& refs, const std::vector<uint32_t>& premises);
@@ -158,6 +166,8 @@ class Checker {
   /// Nodes whose values the checker does not model (unsupported ops and layouts): a value
   /// they feed, or one combined with theirs, cannot be judged by value.
   std::vector<InstrId> unmodelled_;
+  /// Loops and conditionals proven by their computations, in words.
+  std::vector<std::string> control_flow_proven_;
   /// A scalar partial sum assumed the same on every rank: `share` is total / n.
   struct Balanced {
     InstrId dist = -1;

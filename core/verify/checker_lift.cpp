@@ -59,6 +59,7 @@ void Checker::lift_instruction(InstrId id) {
     return;
   }
   if (auto why = TermBridge::control_flow_left(instr)) {
+    if (lift_loop(id) || lift_conditional(id)) return;
     unsupported_.push_back(instr.name + ": " + *why);
     unmodelled_.push_back(id);
     return;

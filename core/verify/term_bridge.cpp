@@ -469,7 +469,9 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       break;
     case Opcode::kWhile:
     case Opcode::kConditional:
-      return {std::nullopt, *control_flow_left(instr)};
+      // A loop or branch left after unrolling: a function of its computations over the
+      // elements of its tuple operands (the checker passes them flattened).
+      break;
     case Opcode::kAsyncStart:
     case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone:

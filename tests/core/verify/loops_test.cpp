@@ -1,8 +1,9 @@
 // Loops: a scan over layers (JAX's lax.scan, a fori_loop) is checked by unrolling both programs'
 // loops (ir/inline_calls.h). A tensor-parallel scan is proven and its proof re-checked; bugs in
-// the loop body or its trip count are found inside the iteration they break; a loop the checker
-// cannot unroll, and XLA's windowed einsum (whose collective-permute moves shards), are
-// `inconclusive`, never called divergent by mistake.
+// the loop body or its trip count are found inside the iteration they break; a loop whose trip
+// count comes from the data is proven by induction, and a conditional whose branch does branch by
+// branch; XLA's windowed einsum (whose collective-permute moves shards) is `inconclusive`, never
+// called divergent by mistake.
 #include <catch2/catch.hpp>
 
 #include "core/verify/check_texts.h"
@@ -150,19 +151,57 @@ TEST_CASE("loops: bugs in the body or the trip count are found in the iteration 
   }
 }
 
-TEST_CASE("loops: a loop that cannot be unrolled is inconclusive, and says why", "[verify]") {
-  // The trip count comes from the data: the counter starts at a parameter.
-  std::string dist = scan(2, kAllReduce);
-  std::string ref = scan(1);
-  for (std::string* text : {&dist, &ref}) {
-    const std::string start = "  start = s32[] constant(0)";
-    const auto at = text->find(start);
-    REQUIRE(at != std::string::npos);
-    text->replace(at, start.size(), "  start = s32[] parameter(3)");
-  }
+/// `text` with its loop's counter starting at a parameter: a trip count from the data.
+std::string counted_from_data(std::string text) {
+  const std::string start = "  start = s32[] constant(0)";
+  const auto at = text.find(start);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, start.size(), "  start = s32[] parameter(3)");
+}
+
+TEST_CASE("loops: a loop with a trip count from the data is proven by induction", "[verify]") {
+  const std::string ref = counted_from_data(scan(1));
+  const std::string dist = counted_from_data(scan(2, kAllReduce));
   const verify::CheckResult r = check(dist, ref);
+  CHECK(r.verdict == verify::Verdict::kEquivalent);
+  CHECK(noted(r, "proven: loop loop ~ loop (by induction"));
+  // The induction's steps are checks of their own: the proof file does not hold them, and the
+  // independent checker says so rather than accept or reject.
+  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(test::parse_module(ref)),
+                                    "dist.hlo", hlo::print_module(test::parse_module(dist)), r};
+  const auto report = proofcheck::check_proof(proof);
+  REQUIRE(report);
+  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kNotCheckable);
+  CHECK_THAT(report->why, Catch::Contains("while-induction"));
+}
+
+TEST_CASE("loops: a body that does not keep the state's layouts is named, not proven", "[verify]") {
+  // Without its all-reduce the body returns a partial sum where the state holds the whole
+  // value; another invariant might still hold, so the check is inconclusive, and says where.
+  const std::string bug = counted_from_data(scan(2, "  r = f32[4,8] copy(o)"));
+  const verify::CheckResult r = check(bug, counted_from_data(scan(1)));
   CHECK(r.verdict == verify::Verdict::kInconclusive);
-  CHECK(noted(r, "trip count is not a constant"));
+  CHECK(noted(r,
+              "its body does not keep the layouts the state starts in (step.r: the output is "
+              "partial(sum,tp)"));
+}
+
+TEST_CASE("conditionals: a branch taken by the data is proven branch by branch", "[verify]") {
+  auto program = [](int ranks, const std::string& op) {
+    const std::string t = "f32[" + std::to_string(4 / ranks) + ",8]";
+    return "HloModule c" + (ranks > 1 ? ", num_partitions=" + std::to_string(ranks) : "") +
+           "\n\nneg {\n  x = " + t + " parameter(0)\n  ROOT n = " + t +
+           " negate(x)\n}\n\nother {\n  y = " + t + " parameter(0)\n  ROOT e = " + t + " " + op +
+           "(y)\n}\n\nENTRY e {\n  p = pred[] parameter(0)\n  x = " + t +
+           " parameter(1)\n  ROOT c = " + t +
+           " conditional(p, x, x), true_computation=neg, false_computation=other\n}\n";
+  };
+  const verify::CheckResult ok = check(program(2, "exponential"), program(1, "exponential"));
+  CHECK(ok.verdict == verify::Verdict::kEquivalent);
+  CHECK(noted(ok, "proven: conditional c ~ c (every branch checked"));
+  const verify::CheckResult bug = check(program(2, "tanh"), program(1, "exponential"));
+  CHECK(bug.verdict == verify::Verdict::kInconclusive);
+  CHECK(noted(bug, "branch 1 is not the reference's (step.e:"));
 }
 
 TEST_CASE("loops: XLA's windowed einsum unrolls, and its shard ring is not called a bug",

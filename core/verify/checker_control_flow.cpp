@@ -1,0 +1,294 @@
+// Control flow the checker cannot flatten (ir/inline_calls.h), proven by what its computations
+// do on the layouts of their operands.
+//
+// A loop (a trip count from the data, or too many iterations) by induction: when the two loops
+// start from states related element by element by layouts L, and one step of the distributed
+// body maps any state related by L to one related by L (and the conditions agree on every rank),
+// then after any number of steps the states are related by L. A conditional whose branch depends
+// on the data: every branch, on operands related as the conditional's are, gives outputs related
+// by the same layouts, and the selectors agree. Each of these is checked as a program of its own:
+// the computation with its parameters bound by the operands' layouts.
+#include <algorithm>
+
+#include "ir/inline_calls.h"
+#include "verify/checker_internal.h"
+
+namespace scalify::verify::detail {
+
+namespace {
+
+/// Nested loops proven inside proven loop bodies stop here.
+constexpr int kMaxLoopDepth = 4;
+
+/// The computation `key` of `instr` names (`body=`, `condition=`), if any.
+std::optional<ir::CompId> callee(const ir::Module& m, const ir::Instruction& instr,
+                                 std::string_view key) {
+  const auto* refs = instr.get<ir::ComputationRefs>(key);
+  if (!refs || refs->names.size() != 1) return std::nullopt;
+  return m.find_computation(refs->names[0]);
+}
+
+/// The elements of a value of type `t`: itself when it is an array.
+std::vector<ir::Type> elements_of(const ir::Type& t) {
+  return t.is_tuple() ? t.elements() : std::vector<ir::Type>{t};
+}
+
+/// `m` with an ENTRY that runs computation `step` once on its parameter given element by
+/// element: parameter i is element i of `step`'s (tuple) parameter; the result is `step`'s.
+/// Calls inlined, so the step's instructions are named `step.NAME`.
+std::optional<ir::Module> step_module(const ir::Module& m, ir::CompId step) {
+  const ir::Computation& body = m.computations[static_cast<size_t>(step)];
+  const auto params = body.parameters();
+  if (params.size() != 1 || params[0] < 0 || body.root < 0) return std::nullopt;
+  const ir::Type& state = body[params[0]].type;
+  ir::Computation entry;
+  entry.name = m.entry().name;
+  entry.is_entry = true;
+  ir::Instruction tuple;
+  tuple.opcode = ir::Opcode::kTuple;
+  tuple.name = "state";
+  tuple.type = state;
+  const std::vector<ir::Type> elements = elements_of(state);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    ir::Instruction p;
+    p.opcode = ir::Opcode::kParameter;
+    p.name = "state." + std::to_string(i);
+    p.type = elements[i];
+    p.parameter_number = static_cast<int64_t>(i);
+    const auto id = entry.add(std::move(p));
+    if (!id || !elements[i].is_array()) return std::nullopt;
+    tuple.operands.push_back(*id);
+  }
+  const auto t = state.is_tuple() ? entry.add(std::move(tuple)) : tuple.operands[0];
+  ir::Instruction call;
+  call.opcode = ir::Opcode::kCall;
+  call.name = "step";
+  call.type = body[body.root].type;
+  call.operands = {*t};
+  ir::Attribute to_apply;
+  to_apply.key = "to_apply";
+  to_apply.value = ir::ComputationRefs{{body.name}};
+  call.attrs.push_back(std::move(to_apply));
+  call.called = {step};
+  entry.root = *entry.add(std::move(call));
+  ir::Module out = m;
+  out.computations[static_cast<size_t>(out.entry_id)] = std::move(entry);
+  return ir::inline_calls(out);
+}
+
+/// The check of `dist_step` against `ref_step` on parameters related by `layouts` (element by
+/// element), with outputs required to be related by `out` (when given). nullopt when a
+/// computation's parameter is no array or tuple of arrays.
+std::optional<CheckResult> check_step(const ir::Module& ref, ir::CompId ref_step,
+                                      const ir::Module& dist, ir::CompId dist_step,
+                                      const Mesh& mesh, const std::vector<Layout>& layouts,
+                                      const std::vector<Layout>& out, CheckOptions options) {
+  const auto r = step_module(ref, ref_step);
+  const auto d = step_module(dist, dist_step);
+  if (!r || !d) return std::nullopt;
+  std::vector<ParamBinding> bindings;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    ParamBinding b;
+    b.dist = static_cast<ir::InstrId>(i);
+    b.ref = static_cast<ir::InstrId>(i);
+    b.layout = layouts[i];
+    b.why = "loop state element " + std::to_string(i);
+    bindings.push_back(std::move(b));
+  }
+  std::vector<OutputBinding> outputs;
+  for (size_t i = 0; i < out.size(); ++i) {
+    outputs.push_back({static_cast<int64_t>(i), static_cast<int64_t>(i), out[i]});
+  }
+  ++options.loop_depth;
+  return check_under(*r, *d, mesh, bindings, options, outputs);
+}
+
+/// Why the check of a step (check_step) does not prove it; nullopt when it does.
+std::optional<std::string> unproven(const std::optional<CheckResult>& checked) {
+  if (!checked) return "its parameter is not a tuple of arrays";
+  const CheckResult& c = *checked;
+  if (c.verdict == Verdict::kEquivalent && c.assumptions.empty()) return std::nullopt;
+  if (c.verdict == Verdict::kEquivalent) return std::string("it holds only under assumptions");
+  if (c.divergence) return c.divergence->dist_node + ": " + c.divergence->reason;
+  for (const Goal& g : c.goals) {
+    if (!g.proven) return "state element " + std::to_string(g.index) + ": " + g.why_not;
+  }
+  return std::string("it could not be proven");
+}
+
+/// A conditional's branches in selector order (`branch_computations`, or true then false).
+std::vector<ir::CompId> branches_of(const ir::Module& m, const ir::Instruction& instr) {
+  std::vector<ir::CompId> out;
+  const auto* refs = instr.get<ir::ComputationRefs>("branch_computations");
+  const std::vector<std::string> names = refs ? refs->names : std::vector<std::string>{};
+  for (const std::string& n : names) {
+    if (auto id = m.find_computation(n)) out.push_back(*id);
+  }
+  if (!refs) {
+    for (const char* key : {"true_computation", "false_computation"}) {
+      if (auto id = callee(m, instr, key)) out.push_back(*id);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+/// The facts of `value` (each element of it) whose reference terms are `start`'s, one per
+/// element: the premises of a step that starts where the reference's does; empty when some
+/// element does not.
+std::vector<uint32_t> Checker::facts_starting_at(InstrId value, InstrId ref_value) const {
+  const auto& have = facts_of_[static_cast<size_t>(value)];
+  const auto& start = ref_values_[static_cast<size_t>(ref_value)];
+  std::vector<uint32_t> out;
+  for (size_t e = 0; e < have.size() && e < start.size(); ++e) {
+    for (uint32_t f : have[e]) {
+      if (start[e] && g_.find(facts_[f].ref) == g_.find(*start[e])) {
+        out.push_back(f);
+        break;
+      }
+    }
+  }
+  if (out.size() != have.size() || have.size() != start.size()) out.clear();
+  return out;
+}
+
+/// Element e of `id` is element e of the reference's `ref` in `layouts[e]`, by `rule`.
+void Checker::add_control_flow_facts(InstrId id, InstrId ref, const std::vector<Layout>& layouts,
+                                     const std::vector<uint32_t>& premises, const char* rule) {
+  const auto& values = ref_values_[static_cast<size_t>(ref)];
+  for (size_t e = 0; e < values.size() && e < layouts.size(); ++e) {
+    if (!values[e]) continue;
+    Fact f;
+    f.layout = layouts[e];
+    f.ref = *values[e];
+    f.rule = rule;
+    f.premises = premises;
+    f.apply = true;
+    add_fact(id, e, std::move(f));
+  }
+}
+
+bool Checker::lift_conditional(InstrId id) {
+  const ir::Computation& d = dist_.entry();
+  const ir::Computation& r = ref_.entry();
+  const ir::Instruction& cond = d[id];
+  const std::vector<ir::CompId> branches = branches_of(dist_, cond);
+  if (cond.opcode != ir::Opcode::kConditional || branches.empty() ||
+      cond.operands.size() != branches.size() + 1) {
+    return false;
+  }
+  for (InstrId o : cond.operands) {
+    const auto& known = facts_of_[static_cast<size_t>(o)];
+    if (known.empty() ||
+        std::any_of(known.begin(), known.end(), [](const auto& e) { return e.empty(); })) {
+      return false;
+    }
+  }
+  if (options_.loop_depth >= kMaxLoopDepth) return false;
+  std::string why = "no reference conditional takes the values it takes";
+  for (InstrId k = 0; k < static_cast<InstrId>(r.size()); ++k) {
+    const ir::Instruction& other = r[k];
+    const auto& values = ref_values_[static_cast<size_t>(k)];
+    if (other.opcode != ir::Opcode::kConditional || other.operands.size() != cond.operands.size() ||
+        values.empty() || !values[0] || branches_of(ref_, other).size() != branches.size()) {
+      continue;
+    }
+    // The same selector on every rank, and each branch's operand where the reference's is.
+    std::vector<uint32_t> premises = facts_starting_at(cond.operands[0], other.operands[0]);
+    if (premises.empty() || !facts_[premises[0]].layout.is_rep()) continue;
+    std::vector<std::vector<Layout>> operand_layouts;
+    for (size_t b = 1; b < cond.operands.size(); ++b) {
+      const auto start = facts_starting_at(cond.operands[b], other.operands[b]);
+      if (start.empty()) break;
+      operand_layouts.emplace_back();
+      for (uint32_t f : start) operand_layouts.back().push_back(facts_[f].layout);
+      premises.insert(premises.end(), start.begin(), start.end());
+    }
+    if (operand_layouts.size() != branches.size()) continue;
+    // Every branch proven, with the same layouts of its outputs.
+    std::optional<std::vector<Layout>> out;
+    const std::vector<ir::CompId> ref_branches = branches_of(ref_, other);
+    for (size_t b = 0; b < branches.size(); ++b) {
+      const auto checked = check_step(ref_, ref_branches[b], dist_, branches[b], mesh_,
+                                      operand_layouts[b], {}, options_);
+      if (auto no = unproven(checked)) {
+        why = "branch " + std::to_string(b) + " is not the reference's (" + *no + ")";
+        out.reset();
+        break;
+      }
+      std::vector<Layout> layouts;
+      for (const Goal& g : checked->goals) layouts.push_back(*g.layout);
+      if (out && *out != layouts) {
+        why = "its branches give their results in different layouts";
+        out.reset();
+        break;
+      }
+      out = std::move(layouts);
+    }
+    if (!out || out->size() != values.size()) continue;
+    add_control_flow_facts(id, k, *out, premises, "conditional-branches");
+    control_flow_proven_.push_back("conditional " + cond.name + " ~ " + other.name +
+                                   " (every branch checked on its operands' layouts)");
+    return true;
+  }
+  refuse(id, NoLift{"`conditional` whose branch depends on the data: " + why, true});
+  return true;
+}
+
+bool Checker::lift_loop(InstrId id) {
+  const ir::Computation& d = dist_.entry();
+  const ir::Computation& r = ref_.entry();
+  const ir::Instruction& loop = d[id];
+  if (loop.opcode != ir::Opcode::kWhile || loop.operands.size() != 1) return false;
+  const auto& state = facts_of_[static_cast<size_t>(loop.operands[0])];
+  const auto body = callee(dist_, loop, "body"), cond = callee(dist_, loop, "condition");
+  if (!body || !cond || state.size() != element_count(loop.type)) return false;
+  if (std::any_of(state.begin(), state.end(), [](const auto& e) { return e.empty(); })) {
+    return false;
+  }
+  if (options_.loop_depth >= kMaxLoopDepth) {
+    unsupported_.push_back(loop.name + ": nested " + std::to_string(kMaxLoopDepth) +
+                           " deep in proven loop bodies and branches");
+    return false;
+  }
+  std::string why = "no reference loop starts from the values it starts from";
+  for (InstrId k = 0; k < static_cast<InstrId>(r.size()); ++k) {
+    const ir::Instruction& other = r[k];
+    const auto& values = ref_values_[static_cast<size_t>(k)];
+    if (other.opcode != ir::Opcode::kWhile || other.operands.size() != 1 ||
+        values.size() != state.size()) {
+      continue;
+    }
+    if (!values[0]) {
+      why = "the reference's loop " + other.name + " is not modelled (see the notes)";
+      continue;
+    }
+    // Each element of the state must start as the reference loop's does.
+    const std::vector<uint32_t> premises = facts_starting_at(loop.operands[0], other.operands[0]);
+    std::vector<Layout> layouts;
+    for (uint32_t f : premises) layouts.push_back(facts_[f].layout);
+    const auto ref_body = callee(ref_, other, "body"), ref_cond = callee(ref_, other, "condition");
+    if (premises.empty() || !ref_body || !ref_cond) continue;
+    if (auto no = unproven(
+            check_step(ref_, *ref_body, dist_, *body, mesh_, layouts, layouts, options_))) {
+      why = "its body does not keep the layouts the state starts in (" + *no + ")";
+      continue;
+    }
+    const std::vector<Layout> rep{Layout::replicated(mesh_.rank())};
+    if (auto no =
+            unproven(check_step(ref_, *ref_cond, dist_, *cond, mesh_, layouts, rep, options_))) {
+      why = "its condition is not the reference's on every rank (" + *no + ")";
+      continue;
+    }
+    add_control_flow_facts(id, k, layouts, premises, "while-induction");
+    control_flow_proven_.push_back("loop " + loop.name + " ~ " + other.name +
+                                   " (by induction: its body and condition checked on the "
+                                   "state's layouts)");
+    return true;
+  }
+  refuse(id, NoLift{"`while` whose trip count is not a constant: " + why, true});
+  return true;
+}
+
+}  // namespace scalify::verify::detail
