@@ -266,18 +266,44 @@ bool Checker::lift_loop(InstrId id) {
     }
     // Each element of the state must start as the reference loop's does.
     const std::vector<uint32_t> premises = facts_starting_at(loop.operands[0], other.operands[0]);
-    std::vector<Layout> layouts;
-    for (uint32_t f : premises) layouts.push_back(facts_[f].layout);
     const auto ref_body = callee(ref_, other, "body"), ref_cond = callee(ref_, other, "condition");
     if (premises.empty() || !ref_body || !ref_cond) continue;
-    if (auto no = unproven(
-            check_step(ref_, *ref_body, dist_, *body, mesh_, layouts, layouts, options_))) {
+    auto layouts_of = [&](const std::vector<uint32_t>& facts) {
+      std::vector<Layout> out;
+      for (uint32_t f : facts) out.push_back(facts_[f].layout);
+      return out;
+    };
+    std::vector<Layout> layouts = layouts_of(premises);
+    auto kept = [&](const std::vector<Layout>& invariant) {
+      return unproven(
+          check_step(ref_, *ref_body, dist_, *body, mesh_, invariant, invariant, options_));
+    };
+    auto no = kept(layouts);
+    // A state element that starts as zeros on every rank is also a partial sum of zeros: an
+    // accumulator of partial sums (all-reduced after the loop) keeps that invariant instead.
+    // Each such element is tried on its own, over one axis or (a == rank) all of them.
+    for (size_t e = 0; no && e < layouts.size(); ++e) {
+      if (!layouts[e].is_rep() || bridge_.number_value(facts_[premises[e]].ref) != 0.0) continue;
+      for (size_t a = 0; no && a <= mesh_.rank(); ++a) {
+        std::vector<Layout> invariant = layouts;
+        for (size_t b = 0; b < mesh_.rank(); ++b) {
+          if (a == b || a == mesh_.rank()) {
+            invariant[e].axes[b] = AxisLayout::partial(ReduceOp::kSum);
+          }
+        }
+        if (!kept(invariant)) {
+          layouts = std::move(invariant);
+          no.reset();
+        }
+      }
+    }
+    if (no) {
       why = "its body does not keep the layouts the state starts in (" + *no + ")";
       continue;
     }
     const std::vector<Layout> rep{Layout::replicated(mesh_.rank())};
-    if (auto no =
-            unproven(check_step(ref_, *ref_cond, dist_, *cond, mesh_, layouts, rep, options_))) {
+    no = unproven(check_step(ref_, *ref_cond, dist_, *cond, mesh_, layouts, rep, options_));
+    if (no) {
       why = "its condition is not the reference's on every rank (" + *no + ")";
       continue;
     }

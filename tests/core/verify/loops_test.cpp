@@ -186,6 +186,85 @@ TEST_CASE("loops: a body that does not keep the state's layouts is named, not pr
               "partial(sum,tp)"));
 }
 
+/// A gradient-accumulation style loop run 10,000 times (beyond unrolling): acc += x·w, where
+/// with 2 ranks x holds columns and w rows, so each step adds a partial sum; `after` is what
+/// follows the loop (the all-reduce, or nothing).
+std::string accumulate(int ranks, const std::string& after = "") {
+  const std::string c = std::to_string(8 / ranks);
+  const std::string x = "f32[4," + c + "]", w = "f32[" + c + ",4]";
+  const std::string st = "(s32[], f32[4,4], " + x + ", " + w + ")";
+  return "HloModule acc" + (ranks > 1 ? ", num_partitions=" + std::to_string(ranks) : "") +
+         R"(
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+body {
+  p = )" +
+         st + R"( parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = f32[4,4] get-tuple-element(p), index=1
+  x = )" +
+         x + R"( get-tuple-element(p), index=2
+  w = )" +
+         w + R"( get-tuple-element(p), index=3
+  d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[4,4] add(acc, d)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT t = )" +
+         st + R"( tuple(n, s, x, w)
+}
+
+cond {
+  p = )" +
+         st + R"( parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  steps = s32[] constant(10000)
+  ROOT lt = pred[] compare(i, steps), direction=LT
+}
+
+ENTRY e {
+  x = )" +
+         x + R"( parameter(0)
+  w = )" +
+         w + R"( parameter(1)
+  start = s32[] constant(0)
+  z = f32[] constant(0)
+  zeros = f32[4,4] broadcast(z), dimensions={}
+  init = )" +
+         st + R"( tuple(start, zeros, x, w)
+  loop = )" +
+         st + R"( while(init), condition=cond, body=body
+  acc = f32[4,4] get-tuple-element(loop), index=1
+)" + (after.empty() ? "  r = f32[4,4] copy(acc)\n" : after) +
+         R"(  ROOT out = f32[4,4] copy(r)
+}
+)";
+}
+
+TEST_CASE("loops: an accumulator of partial sums keeps that invariant", "[verify]") {
+  // The state starts as replicated zeros, which are also a partial sum of zeros: the invariant
+  // under which each step adds a partial sum.
+  const std::string ref = accumulate(1);
+  const verify::CheckResult r = check(
+      accumulate(2, "  r = f32[4,4] all-reduce(acc), replica_groups={{0,1}}, to_apply=sum\n"), ref);
+  CHECK(r.verdict == verify::Verdict::kEquivalent);
+  REQUIRE(r.goals.size() == 1);
+  REQUIRE(r.goals[0].layout);
+  CHECK(r.goals[0].layout->to_string(r.mesh) == "rep");
+  CHECK(noted(r, "proven: loop loop ~ loop (by induction"));
+  // Without the all-reduce the output is each rank's part, and the result says so.
+  const verify::CheckResult parts = check(accumulate(2), ref);
+  REQUIRE(parts.goals.size() == 1);
+  REQUIRE(parts.goals[0].layout);
+  CHECK(parts.goals[0].layout->to_string(parts.mesh) == "partial(sum,tp)");
+  CHECK(noted(parts, "is returned as partial(sum,tp)"));
+}
+
 TEST_CASE("conditionals: a branch taken by the data is proven branch by branch", "[verify]") {
   auto program = [](int ranks, const std::string& op) {
     const std::string t = "f32[" + std::to_string(4 / ranks) + ",8]";
