@@ -1,6 +1,8 @@
 #include "ir/inline_calls.h"
 
+#include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/integer_fold.h"
@@ -140,6 +142,10 @@ class Inliner {
     for (InstrId id : *order) {
       const Instruction& x = c[id];
       Val& here = now[static_cast<size_t>(id)];
+      if (c.is_entry && x.opcode == Opcode::kParameter && !renumbered_.empty()) {
+        here = entry_parameter(x);
+        continue;
+      }
       if (!c.is_entry && x.opcode == Opcode::kParameter) {
         if (x.parameter_number < 0 || static_cast<size_t>(x.parameter_number) >= args.size()) {
           return std::nullopt;
@@ -199,6 +205,69 @@ class Inliner {
       if (here.id < 0) return std::nullopt;
     }
     return now[static_cast<size_t>(c.root)];
+  }
+
+  /// ENTRY parameters numbered anew so that each element of a tuple parameter (of arrays) is
+  /// a parameter of its own, `NAME.I`. False when there is no such parameter.
+  bool split_tuple_parameters(const Computation& entry) {
+    std::vector<std::pair<int64_t, InstrId>> params;
+    bool any = false;
+    for (InstrId id = 0; id < static_cast<InstrId>(entry.size()); ++id) {
+      const Instruction& x = entry[id];
+      if (x.opcode != Opcode::kParameter) continue;
+      params.emplace_back(x.parameter_number, id);
+      any = any || splits(x.type);
+    }
+    if (!any) return false;
+    std::sort(params.begin(), params.end());
+    int64_t next = 0;
+    for (const auto& [number, id] : params) {
+      renumbered_[number] = next;
+      next += splits(entry[id].type) ? static_cast<int64_t>(entry[id].type.elements().size()) : 1;
+    }
+    changed_ = true;
+    return true;
+  }
+
+  /// The value of ENTRY parameter `x` under split_tuple_parameters' numbering.
+  Val entry_parameter(const Instruction& x) {
+    Instruction p = x;
+    p.parameter_number = renumbered_[x.parameter_number];
+    if (!splits(x.type)) {
+      p.name = unique(x.name);
+      Val one;
+      one.id = add(std::move(p));
+      return one;
+    }
+    Val v;
+    v.split = true;
+    v.name = x.name;
+    v.type = x.type;
+    const Sharding* sharding = x.sharding();
+    for (size_t i = 0; i < x.type.elements().size(); ++i) {
+      Instruction e = p;
+      e.type = x.type.elements()[i];
+      e.name = unique(x.name + "." + std::to_string(i));
+      e.parameter_number = p.parameter_number + static_cast<int64_t>(i);
+      std::erase_if(e.attrs, [](const Attribute& a) { return a.key == "sharding"; });
+      if (sharding && sharding->kind == Sharding::Kind::kTuple && i < sharding->elements.size()) {
+        Attribute a;
+        a.key = "sharding";
+        a.value = Boxed<Sharding>(sharding->elements[i]);
+        e.attrs.push_back(std::move(a));
+      }
+      Val element;
+      element.id = add(std::move(e));
+      v.elements.push_back(std::move(element));
+    }
+    return v;
+  }
+
+  /// A tuple of arrays: split into parameters of their own.
+  static bool splits(const Type& t) {
+    return t.is_tuple() && !t.elements().empty() &&
+           std::all_of(t.elements().begin(), t.elements().end(),
+                       [](const Type& e) { return e.is_array(); });
   }
 
   /// The instruction holding `v`, writing out a tuple kept apart (once per copy of the value).
@@ -314,6 +383,8 @@ class Inliner {
   size_t taken_ = 0;                             ///< the branch inlined_body chose
   int control_depth_ = 0;                        ///< how many unrolled loops are being emitted
   bool changed_ = false;
+  /// ENTRY parameter numbers, old to new, when tuple parameters are split.
+  std::unordered_map<int64_t, int64_t> renumbered_;
   bool control_flow_ = false;
 };
 
@@ -356,8 +427,9 @@ std::optional<Module> inline_calls(const Module& m) {
   for (const Instruction& x : entry.instructions) {
     any = any || flattenable(m, x) || forwards_element(entry, x) || passes_tuple(entry, x);
   }
-  if (!any) return std::nullopt;
   Inliner inliner(m);
+  any = inliner.split_tuple_parameters(entry) || any;
+  if (!any) return std::nullopt;
   Computation& out = inliner.out();
   out.name = entry.name;
   out.is_entry = true;

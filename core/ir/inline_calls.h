@@ -25,7 +25,9 @@ namespace scalify::ir {
 /// constant is its taken branch, named `COND.NAME`. Loops and conditionals that do not fold stay
 /// as they are. Once control flow is flattened, instructions nothing reads are dropped. Tuples
 /// are kept apart wherever they are built: an element taken from a tuple (nested ones too) is
-/// that element, and a copy of a tuple is the tuple.
+/// that element, a copy of a tuple is the tuple, and an ENTRY parameter that is a tuple of
+/// arrays becomes one parameter per element (`P.I`, numbered in its place, with its element's
+/// sharding).
 ///
 /// nullopt when the ENTRY has nothing to inline or forward (or calls are nested deeper than 64,
 /// or a body has a cycle: then it is left as it is).

@@ -93,6 +93,38 @@ ENTRY e {
   CHECK(e[e[e.root].operands[0]].name == "b");
 }
 
+TEST_CASE("inline_calls: tuple parameters and nested tuples are kept apart", "[ir]") {
+  // A tuple parameter of arrays becomes one parameter per element (`p.0`, `p.1`, numbered in
+  // place, each with its element's sharding); an element taken out of a nested tuple, or of a
+  // copy of one, is that element.
+  const ir::Module m = test::parse_module(R"(HloModule m
+ENTRY e {
+  p = (f32[2], f32[3]) parameter(0), sharding={{replicated}, {devices=[2]0,1}}
+  q = f32[4] parameter(1)
+  a = f32[2] get-tuple-element(p), index=0
+  b = f32[3] get-tuple-element(p), index=1
+  t = ((f32[2], f32[3]), f32[4]) tuple(p, q)
+  c = ((f32[2], f32[3]), f32[4]) copy(t)
+  inner = (f32[2], f32[3]) get-tuple-element(c), index=0
+  b2 = f32[3] get-tuple-element(inner), index=1
+  ROOT r = (f32[2], f32[3], f32[3], f32[4]) tuple(a, b, b2, q)
+}
+)");
+  const auto flat = ir::inline_calls(m);
+  REQUIRE(flat);
+  const ir::Computation& e = flat->entry();
+  std::vector<std::pair<std::string, int64_t>> params;
+  for (ir::InstrId id : e.parameters()) params.emplace_back(e[id].name, e[id].parameter_number);
+  CHECK(params == std::vector<std::pair<std::string, int64_t>>{{"p.0", 0}, {"p.1", 1}, {"q", 2}});
+  REQUIRE(e[*e.find("p.1")].sharding());
+  CHECK(e[*e.find("p.1")].sharding()->to_string() == "{devices=[2]0,1}");
+  const ir::Instruction& root = e[e.root];
+  REQUIRE(root.operands.size() == 4);
+  CHECK(e[root.operands[1]].name == "p.1");
+  CHECK(e[root.operands[2]].name == "p.1");  // through the nested tuple and its copy
+  CHECK(e[root.operands[3]].name == "q");
+}
+
 TEST_CASE("check: ops inside fusions and calls are proven, and a bug inside is found", "[verify]") {
   const ir::Module ref = test::parse_module(kRef);
   auto ok = verify::check(ref, test::parse_module(dist("tanh")), {});
