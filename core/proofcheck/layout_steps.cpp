@@ -135,6 +135,7 @@ StepCheck Kernel::run() {
   if (op == "transpose") return transpose();
   if (op == "reshape") return reshape();
   if (op == "dot") return dot();
+  if (op == "convolution") return convolution();
   if (op == "reduce") return reduce();
   if (op == "slice") return slice();
   if (op == "concatenate") return concatenate();
@@ -372,6 +373,63 @@ StepCheck Kernel::dot() {
     if (!ok) {
       return refuse("operands " + text(l, a, s_.mesh) + " and " + text(r, a, s_.mesh) +
                     " of the dot do not give " + claim(a));
+    }
+  }
+  return {make({s_.terms[0], s_.terms[1]}), ""};
+}
+
+StepCheck Kernel::convolution() {
+  // XLA's convolution by its dim labels (`b01f_01io->b01f`): each output element sums input
+  // features (`f`, with the kernel's `i`) over a window of spatial positions, per batch entry
+  // (`b`) and output feature (the kernel's `o`).
+  const auto* labels = s_.instr.get<ir::ConvDimLabels>("dim_labels");
+  if (!labels) return refuse("a convolution without dim labels");
+  const auto* window = s_.instr.get<ir::Window>("window");
+  const auto* fgc = s_.instr.get<int64_t>("feature_group_count");
+  const auto* bgc = s_.instr.get<int64_t>("batch_group_count");
+  const bool grouped = (fgc && *fgc != 1) || (bgc && *bgc != 1);
+  auto label = [](const std::string& l, int32_t d) {
+    return d >= 0 && static_cast<size_t>(d) < l.size() ? l[static_cast<size_t>(d)] : '?';
+  };
+  auto position = [](const std::string& l, char c) {
+    const auto at = l.find(c);
+    return at == std::string::npos ? -1 : static_cast<int32_t>(at);
+  };
+  // A spatial dim (a digit) whose window is one element, stride one, no padding or dilation.
+  auto pointwise = [&](char c) {
+    if (c < '0' || c > '9' || !window) return false;
+    const size_t d = static_cast<size_t>(c - '0');
+    if (d >= window->dims.size()) return false;
+    const ir::WindowDim& w = window->dims[d];
+    return w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 && w.lhs_dilate == 1 &&
+           w.rhs_dilate == 1;
+  };
+  for (size_t a = 0; a < s_.mesh.rank(); ++a) {
+    const AxisLayout& q = claimed(a);
+    const AxisLayout &x = operand(0, a), &k = operand(1, a);
+    bool ok = false;
+    if (x.is_rep() && k.is_rep()) {
+      ok = q.is_rep();
+    } else if (x.is_partial() || k.is_partial()) {
+      // Linear in each operand.
+      const AxisLayout& other = x.is_partial() ? k : x;
+      const AxisLayout& part = x.is_partial() ? x : k;
+      ok = other.is_rep() && part.op == ReduceOp::kSum && q.is_partial() && q.op == ReduceOp::kSum;
+    } else if (x.is_shard() && k.is_shard()) {
+      // Both halves of the feature sum: each rank sums its features.
+      ok = !grouped && label(labels->input, x.dim) == 'f' && label(labels->kernel, k.dim) == 'i' &&
+           x.full < 0 && k.full < 0 && q.is_partial() && q.op == ReduceOp::kSum;
+    } else if (x.is_shard()) {
+      const char c = label(labels->input, x.dim);
+      const bool passes = (c == 'b' && !(bgc && *bgc != 1)) || pointwise(c);
+      ok = passes && shard_is(q, position(labels->output, c), x.full, false);
+    } else {
+      ok = !grouped && label(labels->kernel, k.dim) == 'o' &&
+           shard_is(q, position(labels->output, 'f'), k.full, false);
+    }
+    if (!ok) {
+      return refuse("operands " + text(x, a, s_.mesh) + " and " + text(k, a, s_.mesh) +
+                    " of the convolution do not give " + claim(a));
     }
   }
   return {make({s_.terms[0], s_.terms[1]}), ""};

@@ -68,6 +68,10 @@ class Kernel {
   /// dims, or one of each): each rank's product is block r of XLA's dot batched over the
   /// blocks, the blocks merged into the dim the claim shards. nullopt: not such a step.
   std::optional<StepCheck> blockwise_dot();
+  /// convolution: the batch, the output features (from the kernel) and spatial dims under a
+  /// one-element window carry shards; input features sharded in both operands give a partial
+  /// sum; linear in each operand.
+  StepCheck convolution();
   /// reduce: a reduced dim sharded gives a partial value of the reducer (from its identity);
   /// kept dims carry shards.
   StepCheck reduce();

@@ -280,6 +280,65 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       b.sig.linearity = Linearity::kOne;
       return b.sig;
     }
+    case Opcode::kConvolution: {
+      // By the dim labels: the batch passes; the output features pass from the kernel's `o`;
+      // the input features (`f` of the input, `i` of the kernel) are summed; a spatial dim
+      // passes only under a window of one element (stride one, no padding or dilation), else
+      // it is blocked (a shard would need its neighbours' halo). Grouped convolutions keep
+      // their features whole.
+      const auto* labels = instr.get<ir::ConvDimLabels>("dim_labels");
+      if (!labels || instr.operands.size() != 2) break;
+      const ir::Type& x = operand_type(comp, instr, 0);
+      const ir::Type& k = operand_type(comp, instr, 1);
+      if (labels->input.size() != static_cast<size_t>(x.rank()) ||
+          labels->kernel.size() != static_cast<size_t>(k.rank())) {
+        break;
+      }
+      const auto* window = instr.get<ir::Window>("window");
+      const auto* fgc = instr.get<int64_t>("feature_group_count");
+      const auto* bgc = instr.get<int64_t>("batch_group_count");
+      const bool grouped = (fgc && *fgc != 1) || (bgc && *bgc != 1);
+      auto out_pos = [&](char c) {
+        const auto at = labels->output.find(c);
+        return at == std::string::npos ? -1 : static_cast<int32_t>(at);
+      };
+      auto trivial = [&](char digit) {
+        const size_t d = static_cast<size_t>(digit - '0');
+        if (!window || d >= window->dims.size()) return false;
+        const ir::WindowDim& w = window->dims[d];
+        return w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 &&
+               w.lhs_dilate == 1 && w.rhs_dilate == 1;
+      };
+      std::vector<int32_t> xs, ks(static_cast<size_t>(k.rank()), -1);
+      int32_t features = -1;
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        const char c = labels->input[static_cast<size_t>(d)];
+        if (c == 'b') {
+          xs.push_back(
+              b.add(bgc && *bgc != 1 ? Kind::kBlocked : Kind::kPass, x.dim(d), out_pos('b')));
+        } else if (c == 'f') {
+          features = b.add(grouped ? Kind::kBlocked : Kind::kReduce, x.dim(d));
+          xs.push_back(features);
+        } else {
+          xs.push_back(b.add(trivial(c) ? Kind::kPass : Kind::kBlocked, x.dim(d), out_pos(c)));
+        }
+      }
+      for (int64_t d = 0; d < k.rank(); ++d) {
+        const char c = labels->kernel[static_cast<size_t>(d)];
+        int32_t& f = ks[static_cast<size_t>(d)];
+        if (c == 'i' && features >= 0) {
+          f = features;
+        } else if (c == 'o') {
+          f = b.add(grouped ? Kind::kBlocked : Kind::kPass, k.dim(d), out_pos('f'));
+        } else {
+          f = b.add(Kind::kBlocked, k.dim(d));
+        }
+      }
+      b.sig.operand_factors = {xs, ks};
+      b.sig.value_operand = {true, true};
+      b.sig.linearity = Linearity::kOne;
+      return b.sig;
+    }
     case Opcode::kScatter: {
       // Operand dims the update covers whole (window dims of full extent) pass; the scattered
       // ones are blocked; indices must be replicated.

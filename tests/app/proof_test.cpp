@@ -54,21 +54,20 @@ TEST_CASE("proof verify accepts what check --proof and --report write", "[app][p
 }
 
 TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "[app][proof]") {
-  // A proof, written by hand, that a convolution of batch-sharded signals keeps the shards:
-  // true, but the independent checker has no rule for `convolution` on sharded values, and
-  // says so rather than accept or reject.
-  const std::string conv = " convolution(%p, %k), window={size=3}, dim_labels=b0f_0io->b0f\n}\n";
+  // A proof, written by hand, that the Cholesky factors of a batch of matrices split over the
+  // ranks are split alike: true, but the independent checker has no rule for `cholesky` on
+  // sharded values, and says so rather than accept or reject.
   scalify::proofcheck::ProofFile proof;
   proof.ref_path = "ref.hlo";
   proof.ref_hlo =
-      "HloModule ref\nENTRY %e {\n  %p = f32[4,8,1] parameter(0)\n"
-      "  %k = f32[3,1,1] parameter(1)\n  ROOT %s = f32[4,6,1]" +
-      conv;
+      "HloModule ref\nENTRY %e {\n  %p = f32[4,3,3] parameter(0)\n"
+      "  %k = f32[4,3,3] parameter(1)\n"
+      "  ROOT %s = f32[4,3,3] cholesky(%p), lower=true\n}\n";
   proof.dist_path = "dist.hlo";
   proof.dist_hlo =
-      "HloModule dist, num_partitions=2\nENTRY %e {\n  %p = f32[2,8,1] parameter(0)\n"
-      "  %k = f32[3,1,1] parameter(1)\n  ROOT %s = f32[2,6,1]" +
-      conv;
+      "HloModule dist, num_partitions=2\nENTRY %e {\n  %p = f32[2,3,3] parameter(0)\n"
+      "  %k = f32[4,3,3] parameter(1)\n"
+      "  ROOT %s = f32[2,3,3] cholesky(%p), lower=true\n}\n";
   scalify::verify::CheckResult& r = proof.result;
   r.verdict = scalify::verify::Verdict::kEquivalent;
   r.mesh = *scalify::verify::Mesh::parse("tp=2");
@@ -78,7 +77,7 @@ TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "
   r.bijection.push_back({"k", "k", 1, 1, rep, "by hand", {}, {}});
   r.derivation.push_back({0, "p", -1, shard, "p", -1, "bijection", {}, {}});
   r.derivation.push_back({1, "k", -1, rep, "k", -1, "bijection", {}, {}});
-  r.derivation.push_back({2, "s", -1, shard, "s", -1, "factor:convolution", {0, 1}, {}});
+  r.derivation.push_back({2, "s", -1, shard, "s", -1, "factor:cholesky", {0}, {}});
   scalify::verify::Goal goal;
   goal.ref = "s";
   goal.dist = "s";
@@ -87,12 +86,13 @@ TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "
   goal.fact = 2;
   r.goals.push_back(goal);
   scalify::test::TempDir dir;
-  const std::string file = dir.write("conv.json", scalify::proofcheck::proof_to_json(proof).dump());
+  const std::string file =
+      dir.write("cholesky.json", scalify::proofcheck::proof_to_json(proof).dump());
   const auto out = run_cli("proof verify " + file);
   INFO(out.out << out.err);
   CHECK(out.exit_code == 3);
-  CHECK_THAT(out.out, Catch::Contains("not re-checked: fact [2] s (factor:convolution): the "
-                                      "proof checker has no rule for `convolution`"));
+  CHECK_THAT(out.out, Catch::Contains("not re-checked: fact [2] s (factor:cholesky): the "
+                                      "proof checker has no rule for `cholesky`"));
 }
 
 TEST_CASE("proof verify: usage and bad input exit 2", "[app][proof]") {

@@ -315,7 +315,7 @@ class Writer {
             emit("transpose", {&a}, {a.dims[1], a.dims[0]}, ax, ", dimensions={1,0}"));
         break;
       }
-      case 3: {  // a dot with a value whose rows are a's columns
+      case 3: {  // a dot (or convolution) with a value whose rows are a's columns
         std::vector<size_t> fit;
         for (size_t i = 0; i < values_.size(); ++i) {
           if (values_[i].dims[0] == a.dims[1] && !partial(values_[i])) fit.push_back(i);
@@ -345,6 +345,13 @@ class Writer {
           if (p.shard == 1 && q.shard == 0) ax[k].partial = true;
           if (p.shard == 0) ax[k].shard = 0;
           if (q.shard == 1) ax[k].shard = 1;
+        }
+        // One time in four the same product written as a convolution without spatial dims
+        // (batch, input features; input features, output features).
+        if (pick(0, 3) == 0) {
+          values_.push_back(
+              emit("convolution", {&x, &y}, {a.dims[0], y.dims[1]}, ax, ", dim_labels=bf_io->bf"));
+          break;
         }
         values_.push_back(emit("dot", {&x, &y}, {a.dims[0], y.dims[1]}, ax,
                                ", lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
