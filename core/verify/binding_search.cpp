@@ -139,10 +139,19 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), options, output_bindings);
     return Trial{std::move(trial), std::move(changed), std::move(r)};
   };
-  auto better = [&](const CheckResult& r, const CheckResult& than) {
+  // A weight stored transposed is believed only when it proves: a divergence found under it
+  // would be reported against a layout nobody wrote.
+  auto permutes = [&](const Trial& t) {
+    return std::any_of(t.changed.begin(), t.changed.end(), [&](size_t p) {
+      return candidates.parameters[p].candidates[t.choice[p]].source ==
+             BijectionCandidate::Source::kPermuted;
+    });
+  };
+  auto better = [&](const Trial& t, const CheckResult& than) {
+    const CheckResult& r = t.result;
     if (than.verdict == Verdict::kEquivalent) return false;
     return r.verdict == Verdict::kEquivalent ||
-           (r.verdict == Verdict::kDivergent &&
+           (r.verdict == Verdict::kDivergent && !permutes(t) &&
             progress(r, order, comp) > progress(than, order, comp));
   };
   auto adopt = [&](Trial& t) {
@@ -174,7 +183,7 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
       std::vector<size_t> trial = choice;
       trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
       Trial t = run_trial(std::move(trial), {movable[i]});
-      if (better(t.result, pick ? pick->result : best)) pick = std::move(t);
+      if (better(t, pick ? pick->result : best)) pick = std::move(t);
       if (pick && pick->result.verdict == Verdict::kEquivalent) break;
     }
     constexpr size_t kNearest = 4;
@@ -185,7 +194,7 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
         trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
         trial[movable[j]] = *next_of(movable[j], choice[movable[j]]);
         Trial t = run_trial(std::move(trial), {movable[i], movable[j]});
-        if (better(t.result, best)) pick = std::move(t);
+        if (better(t, best)) pick = std::move(t);
       }
     }
     if (pick) {
@@ -198,11 +207,12 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   if (best.verdict == Verdict::kDivergent && attempts < max_attempts) {
     CheckOptions balanced = options;
     balanced.balanced_partials = true;
-    CheckResult r = check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings);
+    Trial t{
+        choice, {}, check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings)};
     ++attempts;
     // Kept when it proves, or when it gets further: a divergence found under the assumption
     // is nearer the real one (the assumption is then listed with it).
-    if (better(r, best)) best = std::move(r);
+    if (better(t, best)) best = std::move(t.result);
   }
   return {std::move(best), std::move(tried)};
 }
