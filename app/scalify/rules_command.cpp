@@ -17,6 +17,7 @@
 #include "rules/rule_parser.h"
 #include "rules/rule_print.h"
 #include "support/json.h"
+#include "support/read_file.h"
 
 namespace scalify::cli {
 namespace {
@@ -114,14 +115,13 @@ std::optional<int> load(const Options& o, std::vector<Loaded>& files, std::ostre
     }
   }
   for (const std::string& path : o.paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      err << path << ": error: cannot open the file\n";
+    std::string why;
+    std::optional<std::string> text = read_whole_file(path, &why);
+    if (!text) {
+      err << path << ": error: " << why << "\n";
       return 2;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    files.push_back({path, text.str(), {}});
+    files.push_back({path, std::move(*text), {}});
   }
   for (Loaded& f : files) {
     auto parsed = rules::parse_rules(f.text, f.name);

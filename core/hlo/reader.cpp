@@ -15,6 +15,7 @@
 #include "hlo/shape_check.h"
 #include "hlo/type_inference.h"
 #include "hlo/value_reader.h"
+#include "support/read_file.h"
 
 namespace scalify::hlo {
 namespace {
@@ -535,13 +536,10 @@ Expected<ir::Module> read_module_file(const std::string& path, const ReadOptions
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Diagnostic{path, {}, "is a directory, not an HLO file", ""};
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Diagnostic{path, {}, "cannot open the file: " + std::string(std::strerror(errno)), ""};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Diagnostic{path, {}, "cannot read the file", ""};
-  const std::string text = std::move(buffer).str();
+  std::string why;
+  const std::optional<std::string> read = read_whole_file(path, &why);
+  if (!read) return Diagnostic{path, {}, why, ""};
+  const std::string& text = *read;
   if (text.empty())
     return Diagnostic{path, {1, 1}, "the file is empty: expected an HLO module", ""};
   if (const void* nul = memchr(text.data(), '\0', text.size())) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "store/session_file.h"
+#include "support/read_file.h"
 #include "verify/check_json.h"
 
 namespace scalify::proofcheck {
@@ -76,11 +77,9 @@ Expected<ProofFile> read_proof(const std::string& path) {
     return ProofFile{session->reference.path, session->reference.hlo, session->distributed.path,
                      session->distributed.hlo, std::move(*session->result)};
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error(path, "cannot read the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::optional<std::string> read = read_whole_file(path);
+  if (!read) return error(path, "cannot read the file");
+  std::string text = std::move(*read);
   if (path.ends_with(".html") || path.ends_with(".htm")) {
     const std::string open =
         "<script type=\"application/json\" id=\"" + std::string(kHtmlProofId) + "\">";

@@ -15,6 +15,7 @@
 
 #include "store/sqlite_support.h"
 #include "support/json.h"
+#include "support/read_file.h"
 #include "verify/check_json.h"
 #include "verify/spec.h"
 
@@ -297,12 +298,10 @@ Expected<Session> open_session(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     return error_at(path, "cannot open the session: it is a folder");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error_at(path, "cannot open the session: " + std::string(std::strerror(errno)));
-  std::ostringstream read;
-  read << in.rdbuf();
-  if (in.bad()) return error_at(path, "cannot read the session");
-  const std::string bytes = std::move(read).str();
+  std::string unread;
+  const std::optional<std::string> read = read_whole_file(path, &unread);
+  if (!read) return error_at(path, unread + " (the session)");
+  const std::string& bytes = *read;
   if (const std::string problem = header_problem(bytes); !problem.empty()) {
     return error_at(path, problem);
   }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "support/json.h"
+#include "support/read_file.h"
 
 namespace scalify::verify {
 
@@ -464,12 +465,10 @@ Expected<Spec> parse_spec(std::string_view text, std::string_view file_name,
 }
 
 Expected<Spec> read_spec(const std::string& path, const Mesh* mesh_if_absent) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path, {}, "cannot open the spec file", ""};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Diagnostic{path, {}, "cannot read the spec file", ""};
-  return parse_spec(text.str(), path, mesh_if_absent);
+  std::string why;
+  const std::optional<std::string> text = read_whole_file(path, &why);
+  if (!text) return Diagnostic{path, {}, why + " (the spec)", ""};
+  return parse_spec(*text, path, mesh_if_absent);
 }
 
 std::optional<Diagnostic> check_spec(const Spec& spec, const ir::Module& ref,
