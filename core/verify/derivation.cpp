@@ -88,10 +88,10 @@ size_t fact_of_node(const std::vector<DerivedFact>& derivation, const std::strin
   return first;
 }
 
-std::vector<size_t> DerivationJoiner::append(const std::vector<DerivedFact>& part) {
+std::vector<size_t> DerivationJoiner::append(std::vector<DerivedFact> part) {
   std::vector<size_t> at(part.size(), 0);
   for (size_t i = 0; i < part.size(); ++i) {
-    const DerivedFact& f = part[i];
+    DerivedFact& f = part[i];
     if (!in_program_(f.dist) && !f.premises.empty() && f.premises[0] < i) {
       at[i] = at[f.premises[0]];  // the part's own output tuple: the value it hands on
       continue;
@@ -113,10 +113,11 @@ std::vector<size_t> DerivationJoiner::append(const std::vector<DerivedFact>& par
         continue;
       }
     }
-    DerivedFact g = f;
+    const std::vector<size_t> premises = std::move(f.premises);
+    DerivedFact g = std::move(f);
     g.index = whole_.size();
     g.premises.clear();
-    for (size_t p : f.premises) {
+    for (size_t p : premises) {
       if (p < i) g.premises.push_back(at[p]);
     }
     at[i] = g.index;

@@ -79,7 +79,7 @@ size_t fact_of_node(const std::vector<DerivedFact>& derivation, const std::strin
 /// the same value and layout already states: the later part's facts then rest on it.
 ///
 ///   DerivationJoiner join([&](const std::string& n) { return whole.find(n).has_value(); });
-///   for (const CheckResult& part : parts) join.append(part.derivation);
+///   for (CheckResult& part : parts) join.append(std::move(part.derivation));
 ///   result.derivation = std::move(join).take();
 class DerivationJoiner {
  public:
@@ -87,7 +87,7 @@ class DerivationJoiner {
       : in_program_(std::move(in_program)) {}
 
   /// Appends one part's derivation; returns, per part fact, its index in the whole.
-  std::vector<size_t> append(const std::vector<DerivedFact>& part);
+  std::vector<size_t> append(std::vector<DerivedFact> part);
   const std::vector<DerivedFact>& derivation() const { return whole_; }
   std::vector<DerivedFact> take() && { return std::move(whole_); }
 

@@ -389,7 +389,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   size_t last_start = 0;        // where the last part's facts begin
   for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
     last_start = join.derivation().size();
-    last_at = join.append(jobs[k].result.derivation);
+    last_at = join.append(std::move(jobs[k].result.derivation));
     for (const Assumption& a : jobs[k].result.assumptions) {
       const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
                                      [&](const Assumption& b) { return b.dist == a.dist; });
