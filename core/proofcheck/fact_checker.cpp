@@ -212,16 +212,52 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     return x;
   }
   if (f.rule == "collective-permute") {
+    // Device t gets device s's value for each pair (s, t). It is the same value when s and t
+    // differ only on axes where the value is replicated; on one axis where it is partial, a
+    // one-to-one exchange within each group of that axis keeps the group's combination.
+    if (!(p.layout == f.layout)) return std::string("a permutation keeps its operand's layout");
     const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
-    std::vector<bool> receives(static_cast<size_t>(mesh_.device_count()), false);
+    const auto n = static_cast<size_t>(mesh_.device_count());
+    std::vector<int> in(n, 0), out(n, 0);
+    std::vector<size_t> partial_axes_moved;
+    bool within_replicated = true;
     for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
-      if (to >= 0 && to < mesh_.device_count()) receives[static_cast<size_t>(to)] = true;
+      if (from < 0 || to < 0 || static_cast<size_t>(from) >= n || static_cast<size_t>(to) >= n) {
+        return std::string("a pair names a device outside the mesh");
+      }
+      ++in[static_cast<size_t>(to)];
+      ++out[static_cast<size_t>(from)];
+      for (size_t a = 0; a < mesh_.rank(); ++a) {
+        if (mesh_.coordinate(from, a) == mesh_.coordinate(to, a)) continue;
+        if (p.layout.axes[a].is_partial()) {
+          if (std::find(partial_axes_moved.begin(), partial_axes_moved.end(), a) ==
+              partial_axes_moved.end()) {
+            partial_axes_moved.push_back(a);
+          }
+        } else if (!p.layout.axes[a].is_rep()) {
+          within_replicated = false;
+        }
+      }
     }
-    if (!p.layout.is_rep() || !f.layout.is_rep() ||
-        std::find(receives.begin(), receives.end(), false) != receives.end()) {
-      return std::string(
-          "a permutation keeps a value only when it is replicated and every "
-          "device receives one");
+    if (std::any_of(in.begin(), in.end(), [](int k) { return k != 1; })) {
+      return std::string("some device does not receive exactly one value");
+    }
+    if (!within_replicated) return std::string("the pairs move blocks between devices");
+    if (!partial_axes_moved.empty()) {
+      size_t partial_axes = 0;
+      for (const AxisLayout& q : p.layout.axes) partial_axes += q.is_partial() ? 1 : 0;
+      const bool one_to_one = std::all_of(out.begin(), out.end(), [](int k) { return k == 1; });
+      // Moved along the one partial axis only, each part sent once.
+      bool only_that_axis = partial_axes == 1 && partial_axes_moved.size() == 1 && one_to_one;
+      for (const auto& [from, to] : *pairs) {
+        for (size_t a = 0; a < mesh_.rank() && only_that_axis; ++a) {
+          only_that_axis =
+              a == partial_axes_moved[0] || mesh_.coordinate(from, a) == mesh_.coordinate(to, a);
+        }
+      }
+      if (!only_that_axis) {
+        return std::string("partial parts are exchanged other than one-to-one within their axis");
+      }
     }
     return x;
   }

@@ -1,5 +1,5 @@
 // The collectives as layout changes: all-reduce (Partial→Rep), all-gather (Shard→Rep),
-// reduce-scatter (Partial→Shard), collective-permute (a permutation of replicated values), and
+// reduce-scatter (Partial→Shard), collective-permute (values moved along one axis), and
 // all-to-all (a shard moved to another dim), and their asynchronous start/done forms.
 #include <algorithm>
 
@@ -101,6 +101,58 @@ std::variant<Lift, NoLift> all_to_all(const ir::Instruction& instr, const Operan
   return l;
 }
 
+/// collective-permute(x): rank t receives rank s's value for each pair (s, t); a rank that
+/// receives nothing gets zeros, so every device must receive once. When the pairs move values
+/// along one mesh axis only, what x is on the other axes is kept (each rank receives from one
+/// with the same coordinates there), and on that axis a replicated value stays replicated and
+/// a partial one partial (the ranks of each group still hold the same parts, permuted) — unless
+/// another axis is partial too, whose groups the move would mix. A shard moved to other ranks
+/// (a ring passing blocks) is not modelled.
+std::variant<Lift, NoLift> permuted(const ir::Instruction& instr, const OperandView& x,
+                                    const Mesh& mesh) {
+  const std::string name = quoted(instr);
+  const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
+  std::vector<int> received(static_cast<size_t>(mesh.device_count()), 0);
+  std::vector<int> sent(received.size(), 0);
+  std::vector<bool> moves(mesh.rank(), false);
+  for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
+    if (from < 0 || to < 0 || from >= mesh.device_count() || to >= mesh.device_count()) {
+      return NoLift{name + " names a device outside the mesh " + mesh.to_string()};
+    }
+    ++received[static_cast<size_t>(to)];
+    ++sent[static_cast<size_t>(from)];
+    for (size_t a = 0; a < mesh.rank(); ++a) {
+      moves[a] = moves[a] || mesh.coordinate(from, a) != mesh.coordinate(to, a);
+    }
+  }
+  if (std::any_of(received.begin(), received.end(), [](int n) { return n != 1; })) {
+    return NoLift{name + " leaves some ranks without a value (they receive zeros)"};
+  }
+  // Moves only along axes where x is replicated: every rank receives what it holds.
+  bool only_replicated = true;
+  for (size_t a = 0; a < mesh.rank(); ++a) {
+    only_replicated = only_replicated && (!moves[a] || x.layout.axes[a].is_rep());
+  }
+  if (only_replicated) return keep(x.layout, x.ref_type, "collective-permute");
+  const auto moved = std::count(moves.begin(), moves.end(), true);
+  const auto axis =
+      static_cast<size_t>(std::find(moves.begin(), moves.end(), true) - moves.begin());
+  const AxisLayout& p = x.layout.axes[axis];
+  bool other_partial = false;
+  for (size_t a = 0; a < mesh.rank(); ++a) {
+    other_partial = other_partial || (a != axis && x.layout.axes[a].is_partial());
+  }
+  // (Each part sent once, or the group's sum would count one twice and drop another.)
+  const bool bijective = std::all_of(sent.begin(), sent.end(), [](int n) { return n == 1; });
+  if (moved == 1 && p.is_partial() && !other_partial && bijective) {
+    return keep(x.layout, x.ref_type, "collective-permute");
+  }
+  return NoLift{says(x, mesh) + ": " + name + " moves " +
+                    (p.is_shard() ? "shards" : "partial values") + " between the ranks of " +
+                    mesh.name(axis) + " (not supported yet)",
+                true};
+}
+
 }  // namespace
 
 std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& module,
@@ -133,25 +185,7 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
                   true};
   const OperandView& x = ops[0];
 
-  if (permute) {
-    // Every rank receives some rank's value: a replicated value stays replicated. A rank that
-    // receives nothing gets zeros, so the pairs must cover every device.
-    const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
-    std::vector<bool> receives(static_cast<size_t>(mesh.device_count()), false);
-    if (pairs) {
-      for (const auto& [from, to] : *pairs) {
-        if (to >= 0 && to < mesh.device_count()) receives[static_cast<size_t>(to)] = true;
-      }
-    }
-    if (!x.layout.is_rep()) {
-      return NoLift{says(x, mesh) + ": " + name + " moves shards between ranks (not supported yet)",
-                    true};
-    }
-    if (std::find(receives.begin(), receives.end(), false) != receives.end()) {
-      return NoLift{name + " leaves some ranks without a value (they receive zeros)"};
-    }
-    return keep(x.layout, x.ref_type, "collective-permute");
-  }
+  if (permute) return permuted(instr, x, mesh);
 
   const ir::ReplicaGroups empty;
   const ir::ReplicaGroups* groups = instr.replica_groups();
