@@ -6,9 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include "core/verify/check_texts.h"
-#include "hlo/printer.h"
-#include "proofcheck/proof_check.h"
-#include "proofcheck/proof_file.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -100,11 +97,7 @@ TEST_CASE("called computations: a row-sharded sort, reduce-window and argmax are
     REQUIRE(g.layout);
     CHECK(g.layout->to_string(r.mesh) == "shard(0,tp)");
   }
-  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(test::parse_module(ref)),
-                                    "dist.hlo", hlo::print_module(test::parse_module(dist)), r};
-  const auto report = proofcheck::check_proof(proof);
-  REQUIRE(report);
-  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  CHECK(test::recheck(ref, dist, r).outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
 }
 
 TEST_CASE("called computations: a sort along the sharded dim is a divergence at the sort",

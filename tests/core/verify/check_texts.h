@@ -1,9 +1,13 @@
-// Helpers for checker tests written as HLO text: check two programs, look for a note.
+// Helpers for checker tests written as HLO text: check two programs, look for a note, re-check
+// the proof.
 #pragma once
 
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "hlo/printer.h"
+#include "proofcheck/proof_check.h"
+#include "proofcheck/proof_file.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -22,6 +26,17 @@ inline bool noted(const verify::CheckResult& r, const std::string& words) {
     if (n.find(words) != std::string::npos) return true;
   }
   return false;
+}
+
+/// What `proof verify`'s independent checker says of result `r` of checking `dist` against
+/// `ref` (both as HLO text).
+inline proofcheck::ProofCheckReport recheck(const std::string& ref, const std::string& dist,
+                                            const verify::CheckResult& r) {
+  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(parse_module(ref)), "dist.hlo",
+                                    hlo::print_module(parse_module(dist)), r};
+  auto report = proofcheck::check_proof(proof);
+  REQUIRE(report);
+  return *report;
 }
 
 }  // namespace scalify::test

@@ -6,9 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include "core/verify/check_texts.h"
-#include "hlo/printer.h"
-#include "proofcheck/proof_check.h"
-#include "proofcheck/proof_file.h"
 
 namespace scalify {
 namespace {
@@ -41,12 +38,9 @@ std::string partial_permuted(const std::string& pairs) {
 }
 
 void proof_accepted(const std::string& dist, const verify::CheckResult& r) {
-  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(test::parse_module(kRef)),
-                                    "dist.hlo", hlo::print_module(test::parse_module(dist)), r};
-  const auto report = proofcheck::check_proof(proof);
-  REQUIRE(report);
-  INFO(report->why);
-  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  const proofcheck::ProofCheckReport report = test::recheck(kRef, dist, r);
+  INFO(report.why);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
 }
 
 }  // namespace

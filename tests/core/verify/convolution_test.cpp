@@ -6,9 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include "core/verify/check_texts.h"
-#include "hlo/printer.h"
-#include "proofcheck/proof_check.h"
-#include "proofcheck/proof_file.h"
 
 namespace scalify {
 namespace {
@@ -54,11 +51,8 @@ TEST_CASE("convolution: data, column and row parallel are proven, and re-checked
     REQUIRE(r.goals.size() == 1);
     REQUIRE(r.goals[0].layout);
     CHECK(r.goals[0].layout->to_string(r.mesh) == c.layout);
-    const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(test::parse_module(kRef)),
-                                      "dist.hlo", hlo::print_module(test::parse_module(c.dist)), r};
-    const auto report = proofcheck::check_proof(proof);
-    REQUIRE(report);
-    CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+    CHECK(test::recheck(kRef, c.dist, r).outcome ==
+          proofcheck::ProofCheckReport::Outcome::kAccepted);
   }
 }
 

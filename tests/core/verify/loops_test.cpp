@@ -7,9 +7,6 @@
 #include <catch2/catch.hpp>
 
 #include "core/verify/check_texts.h"
-#include "hlo/printer.h"
-#include "proofcheck/proof_check.h"
-#include "proofcheck/proof_file.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -112,14 +109,9 @@ TEST_CASE("loops: a tensor-parallel scan is proven, and its proof re-checks", "[
   CHECK(noted(r, "2 while loops unrolled"));
   // Without layer scopes the unrolled iterations are the parts, checked one by one.
   CHECK(noted(r, "checked as 3 parts (iteration 0 of loop to iteration 2 of loop)"));
-  const ir::Module ref = test::parse_module(scan(1), "ref.hlo");
-  const ir::Module d = test::parse_module(dist, "dist.hlo");
-  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(ref), "dist.hlo",
-                                    hlo::print_module(d), r};
-  const auto report = proofcheck::check_proof(proof);
-  REQUIRE(report);
-  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
-  CHECK(report->verdict == "equivalent");
+  const proofcheck::ProofCheckReport report = test::recheck(scan(1), dist, r);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  CHECK(report.verdict == "equivalent");
 }
 
 TEST_CASE("loops: bugs in the body or the trip count are found in the iteration they break",
@@ -167,12 +159,9 @@ TEST_CASE("loops: a loop with a trip count from the data is proven by induction"
   CHECK(noted(r, "proven: loop loop ~ loop (by induction"));
   // The induction's steps are checks of their own: the proof file does not hold them, and the
   // independent checker says so rather than accept or reject.
-  const proofcheck::ProofFile proof{"ref.hlo", hlo::print_module(test::parse_module(ref)),
-                                    "dist.hlo", hlo::print_module(test::parse_module(dist)), r};
-  const auto report = proofcheck::check_proof(proof);
-  REQUIRE(report);
-  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kNotCheckable);
-  CHECK_THAT(report->why, Catch::Contains("while-induction"));
+  const proofcheck::ProofCheckReport report = test::recheck(ref, dist, r);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kNotCheckable);
+  CHECK_THAT(report.why, Catch::Contains("while-induction"));
 }
 
 TEST_CASE("loops: a body that does not keep the state's layouts is named, not proven", "[verify]") {
