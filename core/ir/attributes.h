@@ -30,6 +30,15 @@ struct WindowDim {
 };
 struct Window {
   std::vector<WindowDim> dims;
+  /// Whether the window is one element along dim `d` (size and stride one, no padding or
+  /// dilation): every output position there reads its own input position. False for a dim the
+  /// window does not describe.
+  bool unit(size_t d) const {
+    if (d >= dims.size()) return false;
+    const WindowDim& w = dims[d];
+    return w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 && w.lhs_dilate == 1 &&
+           w.rhs_dilate == 1;
+  }
   friend bool operator==(const Window&, const Window&) = default;
 };
 

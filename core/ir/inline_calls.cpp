@@ -19,9 +19,7 @@ constexpr size_t kMaxInstructions = 2'000'000;
 /// `branch_computations={…}`), or nullptr.
 const Computation* callee(const Module& m, const Instruction& x, std::string_view key,
                           size_t index = 0) {
-  const auto* refs = x.get<ComputationRefs>(key);
-  if (!refs || index >= refs->names.size()) return nullptr;
-  const std::optional<CompId> id = m.find_computation(refs->names[index]);
+  const std::optional<CompId> id = called_computation(m, x, key, index);
   return id ? &m.computations[static_cast<size_t>(*id)] : nullptr;
 }
 
@@ -46,19 +44,11 @@ bool forwards_element(const Computation& c, const Instruction& x) {
          (c[x.operands[0]].opcode == Opcode::kTuple || passes_tuple(c, c[x.operands[0]]));
 }
 
-/// A conditional's branches in selector order: `branch_computations={…}`, or the true then the
-/// false computation. Empty when one is missing.
+/// A conditional's branches in selector order; empty when one is missing.
 std::vector<const Computation*> branches(const Module& m, const Instruction& x) {
   std::vector<const Computation*> out;
-  if (const auto* refs = x.get<ComputationRefs>("branch_computations")) {
-    for (size_t i = 0; i < refs->names.size(); ++i)
-      out.push_back(callee(m, x, "branch_computations", i));
-  } else {
-    out = {callee(m, x, "true_computation"), callee(m, x, "false_computation")};
-  }
-  for (const Computation* c : out) {
-    if (!c) return {};
-  }
+  for (CompId id : branch_computations(m, x))
+    out.push_back(&m.computations[static_cast<size_t>(id)]);
   return out;
 }
 

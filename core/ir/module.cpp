@@ -128,6 +128,31 @@ std::optional<CompId> Module::find_computation(std::string_view wanted) const {
   return std::nullopt;
 }
 
+std::optional<CompId> called_computation(const Module& m, const Instruction& instr,
+                                         std::string_view key, size_t index) {
+  const auto* refs = instr.get<ComputationRefs>(key);
+  if (!refs || index >= refs->names.size()) return std::nullopt;
+  return m.find_computation(refs->names[index]);
+}
+
+std::vector<CompId> branch_computations(const Module& m, const Instruction& instr) {
+  std::vector<std::optional<CompId>> found;
+  if (const auto* refs = instr.get<ComputationRefs>("branch_computations")) {
+    for (size_t i = 0; i < refs->names.size(); ++i) {
+      found.push_back(called_computation(m, instr, "branch_computations", i));
+    }
+  } else {
+    found = {called_computation(m, instr, "true_computation"),
+             called_computation(m, instr, "false_computation")};
+  }
+  std::vector<CompId> out;
+  for (const auto& id : found) {
+    if (!id) return {};
+    out.push_back(*id);
+  }
+  return out;
+}
+
 const Attribute* Module::attr(std::string_view key) const {
   for (const Attribute& a : attrs) {
     if (a.key == key) return &a;

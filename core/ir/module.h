@@ -119,6 +119,18 @@ class Module {
   friend bool operator==(const Module& a, const Module& b);
 };
 
+/// The computation that attribute `key` of `instr` names (`body`, `condition`, `to_apply`, or
+/// entry `index` of `branch_computations={…}`), when `m` has it.
+///
+///   // %w = (s32[], f32[4]) while(%init), condition=%cond, body=%body
+///   m.computations[*called_computation(m, w, "body")].name == "body"
+std::optional<CompId> called_computation(const Module& m, const Instruction& instr,
+                                         std::string_view key, size_t index = 0);
+
+/// A conditional's branches in selector order: `branch_computations={…}`, or the true then the
+/// false computation. Empty when one is missing.
+std::vector<CompId> branch_computations(const Module& m, const Instruction& instr);
+
 /// Explains the first difference between two modules ("" if equal): for tests and round-trips.
 std::string first_difference(const Module& a, const Module& b);
 

@@ -397,12 +397,7 @@ StepCheck Kernel::convolution() {
   };
   // A spatial dim (a digit) whose window is one element, stride one, no padding or dilation.
   auto pointwise = [&](char c) {
-    if (c < '0' || c > '9' || !window) return false;
-    const size_t d = static_cast<size_t>(c - '0');
-    if (d >= window->dims.size()) return false;
-    const ir::WindowDim& w = window->dims[d];
-    return w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 && w.lhs_dilate == 1 &&
-           w.rhs_dilate == 1;
+    return c >= '0' && c <= '9' && window && window->unit(static_cast<size_t>(c - '0'));
   };
   for (size_t a = 0; a < s_.mesh.rank(); ++a) {
     const AxisLayout& q = claimed(a);

@@ -218,10 +218,7 @@ StepCheck Kernel::windowed(const std::string& op) {
   auto crossed = [&](int32_t d) {
     if (op == "map") return false;
     if (op == "sort") return std::find(sorted.begin(), sorted.end(), d) != sorted.end();
-    if (!window || static_cast<size_t>(d) >= window->dims.size()) return true;
-    const ir::WindowDim& w = window->dims[static_cast<size_t>(d)];
-    return w.size != 1 || w.stride != 1 || w.pad_low != 0 || w.pad_high != 0 || w.lhs_dilate != 1 ||
-           w.rhs_dilate != 1;
+    return !window || !window->unit(static_cast<size_t>(d));
   };
   for (size_t a = 0; a < s_.mesh.rank(); ++a) {
     const AxisLayout& q = claimed(a);

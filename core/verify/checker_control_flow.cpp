@@ -20,14 +20,6 @@ namespace {
 /// Nested loops proven inside proven loop bodies stop here.
 constexpr int kMaxLoopDepth = 4;
 
-/// The computation `key` of `instr` names (`body=`, `condition=`), if any.
-std::optional<ir::CompId> callee(const ir::Module& m, const ir::Instruction& instr,
-                                 std::string_view key) {
-  const auto* refs = instr.get<ir::ComputationRefs>(key);
-  if (!refs || refs->names.size() != 1) return std::nullopt;
-  return m.find_computation(refs->names[0]);
-}
-
 /// The elements of a value of type `t`: itself when it is an array.
 std::vector<ir::Type> elements_of(const ir::Type& t) {
   return t.is_tuple() ? t.elements() : std::vector<ir::Type>{t};
@@ -116,22 +108,6 @@ std::optional<std::string> unproven(const std::optional<CheckResult>& checked) {
   return std::string("it could not be proven");
 }
 
-/// A conditional's branches in selector order (`branch_computations`, or true then false).
-std::vector<ir::CompId> branches_of(const ir::Module& m, const ir::Instruction& instr) {
-  std::vector<ir::CompId> out;
-  const auto* refs = instr.get<ir::ComputationRefs>("branch_computations");
-  const std::vector<std::string> names = refs ? refs->names : std::vector<std::string>{};
-  for (const std::string& n : names) {
-    if (auto id = m.find_computation(n)) out.push_back(*id);
-  }
-  if (!refs) {
-    for (const char* key : {"true_computation", "false_computation"}) {
-      if (auto id = callee(m, instr, key)) out.push_back(*id);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 /// The facts of `value` (each element of it) whose reference terms are `start`'s, one per
@@ -173,7 +149,7 @@ bool Checker::lift_conditional(InstrId id) {
   const ir::Computation& d = dist_.entry();
   const ir::Computation& r = ref_.entry();
   const ir::Instruction& cond = d[id];
-  const std::vector<ir::CompId> branches = branches_of(dist_, cond);
+  const std::vector<ir::CompId> branches = ir::branch_computations(dist_, cond);
   if (cond.opcode != ir::Opcode::kConditional || branches.empty() ||
       cond.operands.size() != branches.size() + 1) {
     return false;
@@ -191,9 +167,11 @@ bool Checker::lift_conditional(InstrId id) {
     const ir::Instruction& other = r[k];
     const auto& values = ref_values_[static_cast<size_t>(k)];
     if (other.opcode != ir::Opcode::kConditional || other.operands.size() != cond.operands.size() ||
-        values.empty() || !values[0] || branches_of(ref_, other).size() != branches.size()) {
+        values.empty() || !values[0]) {
       continue;
     }
+    const std::vector<ir::CompId> ref_branches = ir::branch_computations(ref_, other);
+    if (ref_branches.size() != branches.size()) continue;
     // The same selector on every rank, and each branch's operand where the reference's is.
     std::vector<uint32_t> premises = facts_starting_at(cond.operands[0], other.operands[0]);
     if (premises.empty() || !facts_[premises[0]].layout.is_rep()) continue;
@@ -208,7 +186,6 @@ bool Checker::lift_conditional(InstrId id) {
     if (operand_layouts.size() != branches.size()) continue;
     // Every branch proven, with the same layouts of its outputs.
     std::optional<std::vector<Layout>> out;
-    const std::vector<ir::CompId> ref_branches = branches_of(ref_, other);
     for (size_t b = 0; b < branches.size(); ++b) {
       const auto checked = check_step(ref_, ref_branches[b], dist_, branches[b], mesh_,
                                       operand_layouts[b], {}, options_);
@@ -242,7 +219,8 @@ bool Checker::lift_loop(InstrId id) {
   const ir::Instruction& loop = d[id];
   if (loop.opcode != ir::Opcode::kWhile || loop.operands.size() != 1) return false;
   const auto& state = facts_of_[static_cast<size_t>(loop.operands[0])];
-  const auto body = callee(dist_, loop, "body"), cond = callee(dist_, loop, "condition");
+  const auto body = ir::called_computation(dist_, loop, "body"),
+             cond = ir::called_computation(dist_, loop, "condition");
   if (!body || !cond || state.size() != element_count(loop.type)) return false;
   if (std::any_of(state.begin(), state.end(), [](const auto& e) { return e.empty(); })) {
     return false;
@@ -266,7 +244,8 @@ bool Checker::lift_loop(InstrId id) {
     }
     // Each element of the state must start as the reference loop's does.
     const std::vector<uint32_t> premises = facts_starting_at(loop.operands[0], other.operands[0]);
-    const auto ref_body = callee(ref_, other, "body"), ref_cond = callee(ref_, other, "condition");
+    const auto ref_body = ir::called_computation(ref_, other, "body"),
+               ref_cond = ir::called_computation(ref_, other, "condition");
     if (premises.empty() || !ref_body || !ref_cond) continue;
     auto layouts_of = [&](const std::vector<uint32_t>& facts) {
       std::vector<Layout> out;

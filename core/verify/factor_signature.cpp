@@ -303,11 +303,7 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
         return at == std::string::npos ? -1 : static_cast<int32_t>(at);
       };
       auto trivial = [&](char digit) {
-        const size_t d = static_cast<size_t>(digit - '0');
-        if (!window || d >= window->dims.size()) return false;
-        const ir::WindowDim& w = window->dims[d];
-        return w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 &&
-               w.lhs_dilate == 1 && w.rhs_dilate == 1;
+        return window && window->unit(static_cast<size_t>(digit - '0'));
       };
       std::vector<int32_t> xs, ks(static_cast<size_t>(k.rank()), -1);
       int32_t features = -1;
@@ -442,10 +438,7 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       auto crossed = [&](int64_t d) {
         if (op == Opcode::kMap) return false;
         if (op == Opcode::kSort) return std::find(sorted.begin(), sorted.end(), d) != sorted.end();
-        if (!window || static_cast<size_t>(d) >= window->dims.size()) return true;
-        const ir::WindowDim& w = window->dims[static_cast<size_t>(d)];
-        return !(w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 &&
-                 w.lhs_dilate == 1 && w.rhs_dilate == 1);
+        return !window || !window->unit(static_cast<size_t>(d));
       };
       if (x.rank() != instr.type.rank()) return refuse("its result has another rank");
       std::vector<int32_t> xs;
