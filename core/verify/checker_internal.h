@@ -1,6 +1,7 @@
-// The checker's state, shared by its three files: checker.cpp (the run: the reference's
-// terms, the bijection's facts, saturation, goals, verdict), checker_lift.cpp (lifting the
-// distributed program node by node) and checker_report.cpp (proofs, localisation, notes).
+// The checker's state, shared by its files: checker.cpp (the run: the reference's terms, the
+// bijection's facts, saturation, goals, verdict), checker_lift.cpp (lifting the distributed
+// program node by node), checker_report.cpp (proofs, localisation, notes), checker_trace.cpp
+// (tracing a wrong value back to where it starts) and the others named by their declarations.
 #pragma once
 
 #include <optional>
@@ -127,6 +128,41 @@ class Checker {
   std::vector<InstrId> reference_guards(ClassId total, std::optional<double> fallback) const;
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
+  // Tracing a wrong value back alongside the reference (checker_trace.cpp).
+  /// Whether the distributed value holds (in some layout) the reference value, element-wise.
+  bool holds_reference_value(InstrId dist_value, InstrId ref_value) const;
+  /// Whether some reader of `value` other than `except` holds a reference value.
+  bool feeds_reference_value(InstrId value, InstrId except) const;
+  /// The operand positions where `dist` and `ref` (same op, same arity) read different values.
+  std::vector<size_t> differing_operands(InstrId dist, InstrId ref) const;
+  /// The reference nodes that could play distributed node `id`'s part: the same op and arity,
+  /// in the same op_name scope, with the most operands in common (or the same source site).
+  /// `guessed`: none has an operand in common or the site, so all of this kind are listed.
+  struct Counterparts {
+    std::vector<InstrId> nodes;
+    bool guessed = false;
+  };
+  Counterparts counterparts(InstrId id) const;
+  /// Where a walk back from a distributed node alongside a reference node ends: the first pair
+  /// (`at`, `ref_at`) that apply the same op to other values, or another op, and why.
+  struct Parting {
+    InstrId start_at, start;  ///< where the walk began (distributed, reference)
+    InstrId at, ref_at;
+    std::vector<size_t> differ;  ///< the operand positions where at and ref_at read other values
+    /// kOpMissing: the reference applies an op to the value `at` reads; kOpAdded: the other way
+    /// round; kOwnAttributes: the same operands, another result; kSwapped: two operands
+    /// exchanged.
+    enum class Why : uint8_t { kOpMissing, kOpAdded, kOwnAttributes, kSwapped, kOther } why;
+  };
+  Parting walk_back(InstrId flagged, InstrId ref) const;
+  /// For a node computing a value the reference never computes: the node where the two
+  /// programs first part (itself or one upstream), walking back one differing operand at a
+  /// time while both apply the same op; none when no reference node plays its part.
+  std::optional<Divergence> trace_to_first_difference(InstrId flagged) const;
+  /// The divergence at p.at, for `flagged`, whose `symptom` ("computes a value the reference
+  /// never computes") starts the reason.
+  Divergence parting_divergence(InstrId flagged, const Parting& p,
+                                const std::string& symptom) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
   std::string rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const;
 

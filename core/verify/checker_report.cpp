@@ -194,8 +194,14 @@ void Checker::localise_by_value() {
       }
     }
   }
+  // A value no output depends on cannot make one wrong (a form left unused when the op that
+  // read it was dropped).
+  std::vector<bool> live(comp.size(), false);
+  live[static_cast<size_t>(comp.root)] = true;
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
     for (InstrId u : users_of[static_cast<size_t>(*it)]) {
+      live[static_cast<size_t>(*it)] =
+          live[static_cast<size_t>(*it)] || live[static_cast<size_t>(u)];
       if (reference[static_cast<size_t>(u)] || redeemed[static_cast<size_t>(u)]) {
         redeemed[static_cast<size_t>(*it)] = true;
       }
@@ -260,7 +266,7 @@ void Checker::localise_by_value() {
       }
       differs = differs || (applied && !matches);
     }
-    if (!differs || redeemed[static_cast<size_t>(id)]) continue;
+    if (!differs || redeemed[at] || !live[at]) continue;
     bool operands_match = true;
     for (InstrId o : comp[id].operands) {
       const auto& v = facts_of_[static_cast<size_t>(o)];
@@ -272,6 +278,10 @@ void Checker::localise_by_value() {
       operands_match = operands_match && any;
     }
     if (!operands_match) continue;
+    if (auto earlier = trace_to_first_difference(id)) {
+      result_.divergence = std::move(earlier);
+      return;
+    }
     result_.divergence = describe(
         id, "its operands match reference values, but `" + comp[id].opcode_text() +
                 "` of them computes a value the reference never computes (a different constant, "
@@ -301,6 +311,25 @@ void Checker::localise_at_outputs() {
       const InstrId producer = root.opcode == ir::Opcode::kTuple && *e < root.operands.size()
                                    ? root.operands[*e]
                                    : d.root;
+      // Walked back alongside the reference's output, the place the two first part.
+      const ir::Instruction& ref_root = r[r.root];
+      const auto index = static_cast<size_t>(goal.index);
+      const InstrId ref_out =
+          ref_root.opcode == ir::Opcode::kTuple
+              ? (index < ref_root.operands.size() ? ref_root.operands[index] : r.root)
+              : r.root;
+      if (d[producer].opcode == r[ref_out].opcode &&
+          d[producer].operands.size() == r[ref_out].operands.size()) {
+        const Parting p = walk_back(producer, ref_out);
+        if (p.at != producer || p.why != Parting::Why::kOther) {
+          result_.divergence =
+              parting_divergence(producer, p,
+                                 "holds the reference's '" + r[held->second].name +
+                                     "', but the reference returns another value as its output " +
+                                     std::to_string(goal.index) + " ('" + goal.ref + "')");
+          return;
+        }
+      }
       result_.divergence =
           describe(producer, "it holds the reference's '" + r[held->second].name +
                                  "', but the reference returns another value as its output " +
