@@ -147,6 +147,12 @@ class EGraph {
     uf_.prefetch(c);
     __builtin_prefetch(&classes_[c]);
   }
+  /// Hints the processor to load the hash-cons slot where `node` (made canonical) would be.
+  void prefetch_node(ENode node) const {
+    for (ClassId& c : node.children) c = uf_.find_const(c);
+    sort_if_ac(node);
+    memo_.prefetch(node);
+  }
   ClassId find(ClassId c) { return uf_.find(c); }
   ClassId find(ClassId c) const { return uf_.find_const(c); }
   TypeId type_of(ClassId c) const { return classes_[find(c)].type; }

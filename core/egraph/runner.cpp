@@ -65,6 +65,19 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
   return rule;
 }
 
+void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
+                            std::span<const uint32_t> payloads) {
+  for (const Pattern::Node& pn : rhs.nodes()) {
+    if (pn.is_var) continue;
+    const bool leaf_level = std::all_of(pn.children.begin(), pn.children.end(),
+                                        [&](uint32_t c) { return rhs.nodes()[c].is_var; });
+    if (!leaf_level) continue;
+    ENode node{pn.op, pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0), {}};
+    for (uint32_t c : pn.children) node.children.push_back(subst[rhs.nodes()[c].var]);
+    g.prefetch_node(node);
+  }
+}
+
 size_t apply_rewrite(EGraph& g, const Pattern& lhs, const Pattern& rhs, uint32_t root,
                      std::span<const ClassId> subst, std::span<const uint32_t> payloads,
                      const std::function<TypeId(const ENode&)>& type_of, Reason reason,
@@ -172,7 +185,21 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     const bool logging = g.explanations() || options.db != nullptr;
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
-      for (size_t at = 0; width > 0 && at < found[r].size(); at += width) {
+      // Matches are applied in the order found: the classes of a match a few ahead are asked
+      // for first, then (once their union-find entries are near) the slots its nodes take.
+      constexpr size_t kNear = 4, kFar = 8;
+      const size_t rows = width > 0 ? found[r].size() / width : 0;
+      const auto& prefetch = rules[r].prefetch;
+      for (size_t i = 0; i < rows; ++i) {
+        const size_t at = i * width;
+        if (prefetch) {
+          if (i + kFar < rows) {
+            for (size_t k = 0; k < width; ++k) g.prefetch(found[r][(i + kFar) * width + k]);
+          }
+          if (i + kNear < rows) {
+            prefetch(g, std::span<const uint32_t>(found[r].data() + (i + kNear) * width, width));
+          }
+        }
         const std::span<const uint32_t> row(found[r].data() + at, width);
         const uint32_t logged = logging ? report.matches.append(row) : 0;
         const size_t before = conflicts.size();

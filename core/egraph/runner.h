@@ -36,6 +36,10 @@ struct Rule {
   std::function<bool(const EGraph&, std::span<const uint32_t> row)> guard;
   /// Applies one match and returns how many changes it made (unions, new facts).
   std::function<size_t(ApplyContext& context, std::span<const uint32_t> row)> apply;
+  /// Optional: asks the processor for what apply() will read for this match (the hash-cons
+  /// slots of the nodes it builds). The runner calls it a few matches ahead: applying is
+  /// bound by memory latency on large e-graphs.
+  std::function<void(const EGraph& g, std::span<const uint32_t> row)> prefetch;
 };
 
 /// A rewrite `lhs => rhs`: every match of lhs is unioned with rhs instantiated under it.
@@ -49,6 +53,11 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
 /// Applies one match of `lhs => rhs`: instantiates rhs under the match and unions it with the
 /// matched class (`subst[root]`). With explanations on, the union joins the exact lhs and rhs
 /// instances, so that a proof step shows both terms. Returns 1 if the e-graph changed.
+/// Requests the hash-cons slots of the nodes of `rhs` whose children are all variables, as
+/// instantiate() will look them up under `subst` (a hint; see Rule::prefetch).
+void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
+                            std::span<const uint32_t> payloads);
+
 size_t apply_rewrite(EGraph& g, const Pattern& lhs, const Pattern& rhs, uint32_t root,
                      std::span<const ClassId> subst, std::span<const uint32_t> payloads,
                      const std::function<TypeId(const ENode&)>& type_of, Reason reason,

@@ -225,6 +225,12 @@ class RuleBuilder {
       return egraph::apply_rewrite(context.g, lhs, rhs, root, subst, *payloads, type_of,
                                    context.reason, context.conflicts);
     };
+    if (shape->rhs_attrs.empty()) {
+      rule.prefetch = [shape, rhs](const EGraph& g, std::span<const uint32_t> row) {
+        egraph::prefetch_instantiation(g, rhs, row.first(shape->class_vars),
+                                       row.subspan(shape->class_vars));
+      };
+    }
     return rule;
   }
 
