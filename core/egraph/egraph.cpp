@@ -27,8 +27,10 @@ ClassId EGraph::open_class() {
     new_parents_.push_back(ParentEdge{children[i], id});
   }
   if (!lists_stale_) {
-    classes_[id].nodes = static_cast<uint32_t>(node_lists_.size());
-    node_lists_.push_back({node});
+    classes_[id].nodes = static_cast<uint32_t>(node_ranges_.size());
+    const auto at = static_cast<uint32_t>(node_store_.size());
+    node_ranges_.push_back({at, at + 1});
+    node_store_.push_back(node);
   }
   return id;
 }
@@ -256,7 +258,7 @@ void EGraph::repair(ClassId id, Rebuilt& out) {
 
 EGraph::Rebuilt EGraph::rebuild() {
   Rebuilt out;
-  std::vector<ClassId> batch;
+  std::vector<ClassId, LargeArrayAllocator<ClassId>> batch;
   for (collect_parents(); !pending_.empty() || !analysis_pending_.empty(); collect_parents()) {
     while (!pending_.empty()) {
       // The pending ids are scattered over memory: each repair would wait for its node, then
@@ -311,32 +313,56 @@ EGraph::Rebuilt EGraph::rebuild() {
 }
 
 void EGraph::rebuild_node_lists() {
-  // Lists are numbered by class in id order, reusing the vectors (and their capacity).
+  // Lists are numbered by class in id order. Each canonical node once: the ids holding
+  // hash-cons entries, plus orphans (canonicalized here); pruned classes keep their leaves.
   const auto ids = static_cast<ClassId>(uf_.size());
+  std::vector<ENode> orphan_nodes;
+  for (ClassId id : orphans_) {
+    orphan_nodes.push_back(memo_.key(id));
+    canonicalize(orphan_nodes.back());
+  }
+  auto listed = [this](ClassId id, const ENode& node) {
+    return !pruned(classes_[find(id)]) || node.children.empty();
+  };
+  // Count, then place each node in its class's range.
   uint32_t lists = 0;
+  node_ranges_.clear();
   for (ClassId c = 0; c < ids; ++c) {
     if (!uf_.is_root(c)) continue;
-    if (lists == node_lists_.size()) node_lists_.emplace_back();
-    node_lists_[lists].clear();
     classes_[c].nodes = lists++;
+    node_ranges_.push_back({});
   }
-  node_lists_.resize(lists);
-  auto place = [this](ClassId id, const ENode& node) {
-    const EClass& cls = classes_[find(id)];
-    if (!pruned(cls) || node.children.empty()) node_lists_[cls.nodes].push_back(node);
+  auto count = [&](ClassId id, const ENode& node) {
+    if (listed(id, node)) ++node_ranges_[classes_[find(id)].nodes].end;
   };
-  // Each canonical node once: the ids holding hash-cons entries (plus orphans).
+  for (ClassId id = 0; id < ids; ++id) {
+    if (memo_.contains_id(id)) count(id, memo_.key(id));
+  }
+  for (size_t k = 0; k < orphans_.size(); ++k) count(orphans_[k], orphan_nodes[k]);
+  uint32_t total = 0;
+  for (NodeRange& r : node_ranges_) {
+    const uint32_t n = r.end;
+    r.begin = r.end = total;
+    total += n;
+  }
+  node_store_.clear();
+  node_store_.resize(total);
+  auto place = [&](ClassId id, const ENode& node) {
+    if (listed(id, node)) node_store_[node_ranges_[classes_[find(id)].nodes].end++] = node;
+  };
   for (ClassId id = 0; id < ids; ++id) {
     if (memo_.contains_id(id)) place(id, memo_.key(id));
   }
-  for (ClassId id : orphans_) {
-    ENode node = memo_.key(id);
-    canonicalize(node);
-    place(id, node);
-  }
-  for (std::vector<ENode>& nodes : node_lists_) {
-    std::sort(nodes.begin(), nodes.end(), node_less);
-    if (!orphans_.empty()) nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  for (size_t k = 0; k < orphans_.size(); ++k) place(orphans_[k], orphan_nodes[k]);
+  for (NodeRange& r : node_ranges_) {
+    const auto first = node_store_.begin() + r.begin, last = node_store_.begin() + r.end;
+    std::sort(first, last, node_less);
+    // An orphan may repeat a node its class holds already.
+    if (!orphans_.empty()) {
+      const auto kept = std::unique(first, last);
+      std::fill(kept, last, ENode{});
+      r.end = static_cast<uint32_t>(kept - node_store_.begin());
+    }
   }
   lists_stale_ = false;
 }

@@ -160,9 +160,12 @@ class EGraph {
   uint32_t constant_of(ClassId c) const { return classes_[find(c)].constant; }
   /// The nodes of class c, canonical and sorted by (op, payload, children), while the e-graph
   /// is clean (after rebuild(); adding nodes keeps it clean, merging does not).
-  const std::vector<ENode>& nodes(ClassId c) const {
+  /// The span is valid until the next change to the e-graph.
+  std::span<const ENode> nodes(ClassId c) const {
     const uint32_t list = classes_[find(c)].nodes;
-    return list == kNoList ? no_nodes_ : node_lists_[list];
+    if (list == kNoList) return {};
+    const NodeRange range = node_ranges_[list];
+    return {node_store_.data() + range.begin, range.end - range.begin};
   }
   /// The node a node id was added as. With explanations, exactly (its children are the ids of
   /// exact subterms); without, its children may since have been replaced by equal classes.
@@ -209,7 +212,7 @@ class EGraph {
     uint32_t constant = kNoConstant;
     uint32_t parents = kNoList;  ///< in parent_lists_: the ids of the nodes that use this class
     uint32_t parent_count = 0;   ///< as of the last collect_parents()
-    uint32_t nodes = kNoList;    ///< in node_lists_
+    uint32_t nodes = kNoList;    ///< in node_ranges_
   };
   /// Node `parent` uses class `child` (which was canonical when the node was added).
   struct ParentEdge {
@@ -266,15 +269,22 @@ class EGraph {
   std::vector<bool> has_constant_;  ///< by id: classes_[id].constant != kNoConstant
   std::vector<std::vector<ClassId>> parent_lists_;
   std::vector<uint32_t> free_parent_lists_;  ///< emptied lists, kept for their capacity
-  std::vector<std::vector<ENode>> node_lists_;
-  std::vector<ENode> no_nodes_;
+  /// Every class's node list, one after the other (its range by EClass::nodes): one array,
+  /// remade whole by rebuild_node_lists(), rather than a vector per class.
+  std::vector<ENode, LargeArrayAllocator<ENode>> node_store_;
+  struct NodeRange {
+    uint32_t begin = 0, end = 0;
+  };
+  std::vector<NodeRange> node_ranges_;
   /// Canonical node -> the id of the node that holds it; also every id's node (its last
   /// canonical form), the one copy the e-graph keeps besides class node lists.
   HashCons memo_;
-  std::vector<ENode> exact_;               ///< with explanations: every id's node as added
-  std::vector<ParentEdge> new_parents_;    ///< since the last collect_parents()
-  std::vector<Merged> merged_;             ///< since the last collect_parents()
-  std::vector<ClassId> pending_;           ///< node ids whose children changed class
+  std::vector<ENode> exact_;  ///< with explanations: every id's node as added
+  std::vector<ParentEdge, LargeArrayAllocator<ParentEdge>>
+      new_parents_;             ///< since the last collect_parents()
+  std::vector<Merged> merged_;  ///< since the last collect_parents()
+  std::vector<ClassId, LargeArrayAllocator<ClassId>>
+      pending_;                            ///< node ids whose children changed class
   std::vector<ClassId> analysis_pending_;  ///< node ids whose children's constants changed
   /// Ids whose congruence merge was refused (a type conflict): out of the hash-cons, but
   /// still nodes of their class.

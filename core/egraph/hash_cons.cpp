@@ -66,7 +66,7 @@ void HashCons::make_key(ClassId id, ENode&& node) {
 }
 
 void HashCons::grow(size_t capacity) {
-  std::vector<Slot> old = std::move(slots_);
+  std::vector<Slot, LargeArrayAllocator<Slot>> old = std::move(slots_);
   slots_.assign(capacity, Slot{});
   mask_ = capacity - 1;
   for (const Slot& s : old) {

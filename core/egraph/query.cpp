@@ -183,7 +183,7 @@ struct Query::Machine {
       case Instr::Kind::kBind:
       case Instr::Kind::kBindPayload:
       case Instr::Kind::kCheckPayload: {
-        const std::vector<ENode>& nodes = g.nodes(regs[in.reg]);
+        const std::span<const ENode> nodes = g.nodes(regs[in.reg]);
         auto it = std::lower_bound(nodes.begin(), nodes.end(), in.op,
                                    [](const ENode& n, Symbol op) { return n.op < op; });
         for (; it != nodes.end() && it->op == in.op; ++it) {

@@ -107,7 +107,8 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   if (!g.clean()) g.rebuild();
   std::vector<Ban> bans(rules.size());
   std::vector<uint32_t> since(rules.size(), 0);  ///< semi-naive: facts new to each rule
-  std::vector<std::vector<uint32_t>> found(rules.size());
+  // Matches of the last iterations run to tens of MB: huge pages for them (large_array.h).
+  std::vector<std::vector<uint32_t, LargeArrayAllocator<uint32_t>>> found(rules.size());
   std::vector<Conflict> conflicts;
 
   auto out_of_budget = [&]() -> std::optional<StopReason> {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "support/large_array.h"
+
 namespace scalify::egraph {
 
 /// An e-class id: an index into the union-find, dense from 0.
@@ -56,8 +58,8 @@ class UnionFind {
   void reserve(size_t n);
 
  private:
-  std::vector<ClassId> parent_;
-  std::vector<uint32_t> size_;  ///< meaningful at roots only
+  std::vector<ClassId, LargeArrayAllocator<ClassId>> parent_;
+  std::vector<uint32_t, LargeArrayAllocator<uint32_t>> size_;  ///< meaningful at roots only
 };
 
 }  // namespace scalify::egraph

@@ -1,5 +1,6 @@
 // Side by side with egg: the rule set of egg's tests/math.rs (tests/bench/egg_math.rules) on
-// egg's two standard expressions, every rule every iteration, no node limit. Prints one row per
+// egg's two standard expressions (the second also one iteration further, to 1.4 M e-nodes, near
+// the size egg's rate is quoted for), every rule every iteration, no node limit. Prints one row per
 // iteration and checks that the e-class counts at the start of each iteration are egg's (that
 // is the check that both engines build the same e-graph). Exit 1 on a mismatch.
 //
@@ -85,10 +86,12 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
       "end: %zu e-classes%s, %zu e-nodes (hash-cons), %zu visible to matching; "
       "%.3f s (%.3f s of CPU), %.0f e-nodes/s; stop: %s\n",
       g.class_count(),
-      full ? (g.class_count() == w.egg_final_classes ? " (= egg)" : " (egg differs)") : "",
+      full && w.egg_final_classes > 0
+          ? (g.class_count() == w.egg_final_classes ? " (= egg)" : " (egg differs)")
+          : "",
       g.node_count(), g.visible_node_count(), report.seconds, cpu,
       static_cast<double>(g.node_count()) / report.seconds, egraph::to_string(report.stop));
-  if (full) same = same && g.class_count() == w.egg_final_classes;
+  if (full && w.egg_final_classes > 0) same = same && g.class_count() == w.egg_final_classes;
   return same && report.iterations.size() == iterations;
 }
 
@@ -108,6 +111,9 @@ int main(int argc, char** argv) {
        {9, 15, 20, 30, 54, 70, 81, 200, 595, 1814, 7340},
        83023},
       {"(i (+ x (cos x)) x)", 8, {4, 8, 22, 44, 117, 245, 633, 3012}, 24764},
+      // One iteration on, near the 1.5 M e-nodes over which egg's rate is quoted (its count at
+      // the end is not known: only the classes at the start of each iteration are compared).
+      {"(i (+ x (cos x)) x)", 9, {4, 8, 22, 44, 117, 245, 633, 3012, 24764}, 0},
   };
   bool ok = true;
   for (const Workload& w : workloads) {
