@@ -35,19 +35,6 @@ ClassId EGraph::open_class() {
   return id;
 }
 
-std::vector<ClassId>& EGraph::parents_of(EClass& c) {
-  if (c.parents == kNoList) {
-    if (free_parent_lists_.empty()) {
-      c.parents = static_cast<uint32_t>(parent_lists_.size());
-      parent_lists_.emplace_back();
-    } else {
-      c.parents = free_parent_lists_.back();
-      free_parent_lists_.pop_back();
-    }
-  }
-  return parent_lists_[c.parents];
-}
-
 void EGraph::fold_new(ClassId id) {
   if (!folding_) return;
   const uint32_t constant = make_constant(memo_.key(id));
@@ -170,26 +157,16 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
 void EGraph::collect_parents() {
   // Each list is met at random: it is requested a few entries ahead (see rebuild()).
   constexpr size_t kAhead = 8;
-  auto prefetch_list = [this](ClassId c) {
-    const EClass& cls = classes_[c];
-    if (cls.parents != kNoList) __builtin_prefetch(&parent_lists_[cls.parents]);
-  };
   // New nodes' edges go to the lists of the classes their children had then (which the
   // merges below carry on if those classes were merged since).
   const size_t edges = new_parents_.size();
   for (size_t i = 0; i < edges; ++i) {
-    if (i + 3 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 3 * kAhead].child]);
-    if (i + 2 * kAhead < edges) prefetch_list(new_parents_[i + 2 * kAhead].child);
-    if (i + kAhead < edges) {
-      const EClass& ahead = classes_[new_parents_[i + kAhead].child];
-      if (ahead.parents != kNoList) {
-        const std::vector<ClassId>& list = parent_lists_[ahead.parents];
-        __builtin_prefetch(list.data() + list.size());  // where the edge goes
-      }
-    }
+    if (i + 2 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 2 * kAhead].child]);
+    if (i + kAhead < edges)
+      parents_.prefetch_tail(classes_[new_parents_[i + kAhead].child].parents);
     const ParentEdge e = new_parents_[i];
     EClass& cls = classes_[e.child];
-    parents_of(cls).push_back(e.parent);
+    parents_.push(cls.parents, e.parent);
     ++cls.parent_count;
   }
   new_parents_.clear();
@@ -197,40 +174,19 @@ void EGraph::collect_parents() {
   // longer canonical; and the parents of a side that learned a constant may now fold.
   const size_t merges = merged_.size();
   for (size_t i = 0; i < merges; ++i) {
-    if (i + 2 * kAhead < merges) {
-      __builtin_prefetch(&classes_[merged_[i + 2 * kAhead].root]);
-      __builtin_prefetch(&classes_[merged_[i + 2 * kAhead].gone]);
-    }
     if (i + kAhead < merges) {
-      prefetch_list(merged_[i + kAhead].root);
-      prefetch_list(merged_[i + kAhead].gone);
+      __builtin_prefetch(&classes_[merged_[i + kAhead].root]);
+      __builtin_prefetch(&classes_[merged_[i + kAhead].gone]);
     }
     const Merged m = merged_[i];
     EClass& root = classes_[m.root];
     EClass& gone = classes_[m.gone];
     const bool constant = classes_[find(m.root)].constant != kNoConstant;
-    if (constant && m.root_lacked_constant && root.parents != kNoList) {
-      const std::vector<ClassId>& parents = parent_lists_[root.parents];
-      analysis_pending_.insert(analysis_pending_.end(), parents.begin(), parents.end());
-    }
-    if (gone.parents == kNoList) continue;
-    std::vector<ClassId>& moved = parent_lists_[gone.parents];
-    pending_.insert(pending_.end(), moved.begin(), moved.end());
-    if (constant && m.gone_lacked_constant) {
-      analysis_pending_.insert(analysis_pending_.end(), moved.begin(), moved.end());
-    }
-    if (root.parents == kNoList) {
-      root.parents = gone.parents;
-    } else {
-      std::vector<ClassId>& kept = parent_lists_[root.parents];
-      if (kept.size() < moved.size()) std::swap(root.parents, gone.parents);  // append the shorter
-      std::vector<ClassId>& into = parent_lists_[root.parents];
-      std::vector<ClassId>& from = parent_lists_[gone.parents];
-      into.insert(into.end(), from.begin(), from.end());
-      from.clear();
-      free_parent_lists_.push_back(gone.parents);
-    }
-    gone.parents = kNoList;
+    if (constant && m.root_lacked_constant) parents_.append_to(root.parents, analysis_pending_);
+    if (gone.parents.empty()) continue;
+    parents_.append_to(gone.parents, pending_);
+    if (constant && m.gone_lacked_constant) parents_.append_to(gone.parents, analysis_pending_);
+    parents_.splice(root.parents, gone.parents);
   }
   merged_.clear();
 }
@@ -301,10 +257,7 @@ EGraph::Rebuilt EGraph::rebuild() {
       }
       set_constant(find(id), constant);
       // (Parents of classes merged into it since the last collect_parents() follow then.)
-      if (owner.parents != kNoList) {
-        const std::vector<ClassId>& parents = parent_lists_[owner.parents];
-        analysis_pending_.insert(analysis_pending_.end(), parents.begin(), parents.end());
-      }
+      parents_.append_to(owner.parents, analysis_pending_);
       settle_constant(id, id);
     }
   }

@@ -14,6 +14,7 @@
 #include "egraph/enode.h"
 #include "egraph/hash_cons.h"
 #include "egraph/id_vector.h"
+#include "egraph/parent_lists.h"
 #include "egraph/union_find.h"
 
 namespace scalify::egraph {
@@ -206,11 +207,11 @@ class EGraph {
 
  private:
   static constexpr uint32_t kNoList = 0xffffffffu;
-  /// 20 bytes per id (every node starts as its own class): the lists live apart, by index.
+  /// 24 bytes per id (every node starts as its own class): the lists live apart, by index.
   struct EClass {
     TypeId type = 0;
     uint32_t constant = kNoConstant;
-    uint32_t parents = kNoList;  ///< in parent_lists_: the ids of the nodes that use this class
+    ParentLists::Chain parents;  ///< the ids of the nodes that use this class
     uint32_t parent_count = 0;   ///< as of the last collect_parents()
     uint32_t nodes = kNoList;    ///< in node_ranges_
   };
@@ -250,7 +251,6 @@ class EGraph {
   bool pruned(const EClass& c) const {
     return c.constant != kNoConstant && folding_ && folding_->prune;
   }
-  std::vector<ClassId>& parents_of(EClass& c);
   /// Files the parent edges and merges logged since the last call: parents go to their
   /// classes' lists, those of merged-away classes to pending_ (and, where a class learned a
   /// constant, to analysis_pending_). Deferred to rebuild() so that adding and merging touch
@@ -267,8 +267,7 @@ class EGraph {
   UnionFind uf_;
   IdVector<EClass> classes_;        ///< by id; meaningful at canonical ids
   std::vector<bool> has_constant_;  ///< by id: classes_[id].constant != kNoConstant
-  std::vector<std::vector<ClassId>> parent_lists_;
-  std::vector<uint32_t> free_parent_lists_;  ///< emptied lists, kept for their capacity
+  ParentLists parents_;
   /// Every class's node list, one after the other (its range by EClass::nodes): one array,
   /// remade whole by rebuild_node_lists(), rather than a vector per class.
   std::vector<ENode, LargeArrayAllocator<ENode>> node_store_;
