@@ -131,8 +131,11 @@ class Checker {
   // Tracing a wrong value back alongside the reference (checker_trace.cpp).
   /// Whether the distributed value holds (in some layout) the reference value, element-wise.
   bool holds_reference_value(InstrId dist_value, InstrId ref_value) const;
-  /// Whether some reader of `value` other than `except` holds a reference value.
-  bool feeds_reference_value(InstrId value, InstrId except) const;
+  /// The reference values' classes, canonical (after saturation).
+  std::unordered_set<ClassId> canonical_reference_classes() const;
+  /// Whether some reader of `value` other than `except` holds a value of `reference`.
+  bool feeds_reference_value(InstrId value, InstrId except,
+                             const std::unordered_set<ClassId>& reference) const;
   /// The operand positions where `dist` and `ref` (same op, same arity) read different values.
   std::vector<size_t> differing_operands(InstrId dist, InstrId ref) const;
   /// The reference nodes that could play distributed node `id`'s part: the same op and arity,
@@ -154,7 +157,8 @@ class Checker {
     /// exchanged.
     enum class Why : uint8_t { kOpMissing, kOpAdded, kOwnAttributes, kSwapped, kOther } why;
   };
-  Parting walk_back(InstrId flagged, InstrId ref) const;
+  Parting walk_back(InstrId flagged, InstrId ref,
+                    const std::unordered_set<ClassId>& reference) const;
   /// For a node computing a value the reference never computes: the node where the two
   /// programs first part (itself or one upstream), walking back one differing operand at a
   /// time while both apply the same op; none when no reference node plays its part.

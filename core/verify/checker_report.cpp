@@ -141,12 +141,7 @@ void Checker::state_random_assumptions() {
 void Checker::localise_by_value() {
   // The earliest op whose operands all stand for reference values but whose own value is
   // none of the reference's: it computes something the reference never does.
-  std::unordered_set<ClassId> ref_classes;
-  for (const auto& v : ref_values_) {
-    for (const auto& c : v) {
-      if (c) ref_classes.insert(g_.find(*c));
-    }
-  }
+  std::unordered_set<ClassId> ref_classes = canonical_reference_classes();
   // Under balanced partials a node may hold a reference value scaled by an axis size.
   for (ClassId c : scaled_reference_) ref_classes.insert(g_.find(c));
   // A reference value laid out differently (a head dim dropped, blocks merged) or repeated by
@@ -320,7 +315,7 @@ void Checker::localise_at_outputs() {
               : r.root;
       if (d[producer].opcode == r[ref_out].opcode &&
           d[producer].operands.size() == r[ref_out].operands.size()) {
-        const Parting p = walk_back(producer, ref_out);
+        const Parting p = walk_back(producer, ref_out, canonical_reference_classes());
         if (p.at != producer || p.why != Parting::Why::kOther) {
           result_.divergence =
               parting_divergence(producer, p,

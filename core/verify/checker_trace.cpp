@@ -47,21 +47,24 @@ bool Checker::holds_reference_value(InstrId dist_value, InstrId ref_value) const
   return true;
 }
 
-bool Checker::feeds_reference_value(InstrId value, InstrId except) const {
-  const ir::Computation& d = dist_.entry();
+std::unordered_set<ClassId> Checker::canonical_reference_classes() const {
   std::unordered_set<ClassId> reference;
+  for (const auto& v : ref_values_) {
+    for (const auto& c : v) {
+      if (c) reference.insert(g_.find(*c));
+    }
+  }
+  return reference;
+}
+
+bool Checker::feeds_reference_value(InstrId value, InstrId except,
+                                    const std::unordered_set<ClassId>& reference) const {
+  const ir::Computation& d = dist_.entry();
   for (size_t i = 0; i < d.size(); ++i) {
     const auto user = static_cast<InstrId>(i);
     const auto& operands = d[user].operands;
     if (user == except || std::find(operands.begin(), operands.end(), value) == operands.end()) {
       continue;
-    }
-    if (reference.empty()) {
-      for (const auto& v : ref_values_) {
-        for (const auto& c : v) {
-          if (c) reference.insert(g_.find(*c));
-        }
-      }
     }
     for (const auto& element : facts_of_[i]) {
       for (uint32_t f : element) {
@@ -113,7 +116,8 @@ Checker::Counterparts Checker::counterparts(InstrId id) const {
   return {std::move(best), true};
 }
 
-Checker::Parting Checker::walk_back(InstrId flagged, InstrId ref) const {
+Checker::Parting Checker::walk_back(InstrId flagged, InstrId ref,
+                                    const std::unordered_set<ClassId>& reference) const {
   const ir::Computation& d = dist_.entry();
   const ir::Computation& r = ref_.entry();
   Parting p{flagged, ref, flagged, ref, differing_operands(flagged, ref), Parting::Why::kOther};
@@ -128,7 +132,10 @@ Checker::Parting Checker::walk_back(InstrId flagged, InstrId ref) const {
     // A value that another reader turns into a reference value is right, and reading it here
     // the mistake: the walk stays. So is a literal read in several places (`one`, read where
     // the loop counter should be).
-    if (feeds_reference_value(next, p.at) || (dn.operands.empty() && readers(d, next) > 1)) break;
+    if (feeds_reference_value(next, p.at, reference) ||
+        (dn.operands.empty() && readers(d, next) > 1)) {
+      break;
+    }
     p.at = next, p.ref_at = ref_next;
     p.differ = differing_operands(p.at, p.ref_at);
   }
@@ -160,7 +167,8 @@ Checker::Parting Checker::walk_back(InstrId flagged, InstrId ref) const {
 std::optional<Divergence> Checker::trace_to_first_difference(InstrId flagged) const {
   const Counterparts candidates = counterparts(flagged);
   std::vector<Parting> walks;
-  for (InstrId c : candidates.nodes) walks.push_back(walk_back(flagged, c));
+  const std::unordered_set<ClassId> reference = canonical_reference_classes();
+  for (InstrId c : candidates.nodes) walks.push_back(walk_back(flagged, c, reference));
   // Several reference nodes may fit as well (the same layer norm applied three times, its scale
   // and offset shared; or, with an op dropped, the op the dropped one fed and the one it was).
   // A walk that ends in a parting it can name (an op missing or added, the same operands read
