@@ -311,11 +311,8 @@ void EGraph::rebuild_node_lists() {
     const auto first = node_store_.begin() + r.begin, last = node_store_.begin() + r.end;
     std::sort(first, last, node_less);
     // An orphan may repeat a node its class holds already.
-    if (!orphans_.empty()) {
-      const auto kept = std::unique(first, last);
-      std::fill(kept, last, ENode{});
-      r.end = static_cast<uint32_t>(kept - node_store_.begin());
-    }
+    if (!orphans_.empty())
+      r.end = static_cast<uint32_t>(std::unique(first, last) - node_store_.begin());
   }
   lists_stale_ = false;
 }

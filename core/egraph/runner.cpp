@@ -62,6 +62,9 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
     return apply_rewrite(context.g, lhs, rhs, root, row.first(vars), row.subspan(vars), type_of,
                          context.reason, context.conflicts);
   };
+  rule.prefetch = [rhs, vars](const EGraph& g, std::span<const uint32_t> row) {
+    prefetch_instantiation(g, rhs, row.first(vars), row.subspan(vars));
+  };
   return rule;
 }
 

@@ -50,14 +50,14 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
                   std::function<bool(const EGraph&, std::span<const uint32_t>)> guard,
                   std::function<TypeId(const ENode&)> type_of);
 
-/// Applies one match of `lhs => rhs`: instantiates rhs under the match and unions it with the
-/// matched class (`subst[root]`). With explanations on, the union joins the exact lhs and rhs
-/// instances, so that a proof step shows both terms. Returns 1 if the e-graph changed.
 /// Requests the hash-cons slots of the nodes of `rhs` whose children are all variables, as
 /// instantiate() will look them up under `subst` (a hint; see Rule::prefetch).
 void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
                             std::span<const uint32_t> payloads);
 
+/// Applies one match of `lhs => rhs`: instantiates rhs under the match and unions it with the
+/// matched class (`subst[root]`). With explanations on, the union joins the exact lhs and rhs
+/// instances, so that a proof step shows both terms. Returns 1 if the e-graph changed.
 size_t apply_rewrite(EGraph& g, const Pattern& lhs, const Pattern& rhs, uint32_t root,
                      std::span<const ClassId> subst, std::span<const uint32_t> payloads,
                      const std::function<TypeId(const ENode&)>& type_of, Reason reason,

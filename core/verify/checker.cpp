@@ -336,9 +336,7 @@ void Checker::decide_goals() {
         // The right value in another layout than the spec requires is a divergence of its own.
         for (uint32_t f : dist_out[*e]) {
           if (!layout_misfit_ && want && *want && g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
-            const InstrId at = droot.opcode == ir::Opcode::kTuple && *e < droot.operands.size()
-                                   ? droot.operands[*e]
-                                   : d.root;
+            const InstrId at = output_producer(d, *e);
             layout_misfit_ = {at, "the output is " + facts_[f].layout.to_string(mesh_) +
                                       " of the reference output, but the spec requires " +
                                       (*want)->to_string(mesh_)};

@@ -46,6 +46,15 @@ using PerValue = std::vector<std::vector<T>>;
 
 inline size_t element_count(const ir::Type& t) { return t.is_tuple() ? t.elements().size() : 1; }
 
+/// The instruction that produces element `element` of `comp`'s result: the root's operand when
+/// the root is a tuple of it, else the root.
+inline InstrId output_producer(const ir::Computation& comp, size_t element) {
+  const ir::Instruction& root = comp[comp.root];
+  return root.opcode == ir::Opcode::kTuple && element < root.operands.size()
+             ? root.operands[element]
+             : comp.root;
+}
+
 /// A copy (or optimisation barrier) of a tuple: each element is the operand's.
 inline bool copies_tuple(const ir::Computation& comp, const ir::Instruction& instr) {
   return (instr.opcode == ir::Opcode::kCopy || instr.opcode == ir::Opcode::kOptimizationBarrier) &&
@@ -149,7 +158,7 @@ class Checker {
   /// Where a walk back from a distributed node alongside a reference node ends: the first pair
   /// (`at`, `ref_at`) that apply the same op to other values, or another op, and why.
   struct Parting {
-    InstrId start_at, start;  ///< where the walk began (distributed, reference)
+    InstrId start;  ///< the reference node the walk began at
     InstrId at, ref_at;
     std::vector<size_t> differ;  ///< the operand positions where at and ref_at read other values
     /// kOpMissing: the reference applies an op to the value `at` reads; kOpAdded: the other way
@@ -167,6 +176,9 @@ class Checker {
   /// never computes") starts the reason.
   Divergence parting_divergence(InstrId flagged, const Parting& p,
                                 const std::string& symptom) const;
+  /// For a distributed node known to hold the wrong value where the reference has `ref` (an
+  /// output): the walk back alongside `ref`, when it leaves the node or names the parting.
+  std::optional<Divergence> trace_from(InstrId dist, InstrId ref, const std::string& symptom) const;
   std::optional<InstrId> closest_ref(InstrId id) const;
   std::string rewrites_between(ClassId lifted, ClassId ref, const std::string& name) const;
 

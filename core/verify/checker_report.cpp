@@ -294,7 +294,6 @@ void Checker::localise_at_outputs() {
   const ir::Computation& r = ref_.entry();
   const ir::Computation& d = dist_.entry();
   const auto first_ref = first_reference_nodes();
-  const ir::Instruction& root = d[d.root];
   for (const Goal& goal : result_.goals) {
     if (goal.proven) continue;
     const auto e = dist_element(static_cast<size_t>(goal.index));
@@ -303,32 +302,17 @@ void Checker::localise_at_outputs() {
     for (uint32_t f : out[*e]) {
       const auto held = first_ref.find(g_.find(facts_[f].ref));
       if (held == first_ref.end()) continue;
-      const InstrId producer = root.opcode == ir::Opcode::kTuple && *e < root.operands.size()
-                                   ? root.operands[*e]
-                                   : d.root;
+      const InstrId producer = output_producer(d, *e);
+      const std::string symptom = "holds the reference's '" + r[held->second].name +
+                                  "', but the reference returns another value as its output " +
+                                  std::to_string(goal.index) + " ('" + goal.ref + "')";
       // Walked back alongside the reference's output, the place the two first part.
-      const ir::Instruction& ref_root = r[r.root];
-      const auto index = static_cast<size_t>(goal.index);
-      const InstrId ref_out =
-          ref_root.opcode == ir::Opcode::kTuple
-              ? (index < ref_root.operands.size() ? ref_root.operands[index] : r.root)
-              : r.root;
-      if (d[producer].opcode == r[ref_out].opcode &&
-          d[producer].operands.size() == r[ref_out].operands.size()) {
-        const Parting p = walk_back(producer, ref_out, canonical_reference_classes());
-        if (p.at != producer || p.why != Parting::Why::kOther) {
-          result_.divergence =
-              parting_divergence(producer, p,
-                                 "holds the reference's '" + r[held->second].name +
-                                     "', but the reference returns another value as its output " +
-                                     std::to_string(goal.index) + " ('" + goal.ref + "')");
-          return;
-        }
+      if (auto parted =
+              trace_from(producer, output_producer(r, static_cast<size_t>(goal.index)), symptom)) {
+        result_.divergence = std::move(parted);
+        return;
       }
-      result_.divergence =
-          describe(producer, "it holds the reference's '" + r[held->second].name +
-                                 "', but the reference returns another value as its output " +
-                                 std::to_string(goal.index) + " ('" + goal.ref + "')");
+      result_.divergence = describe(producer, "it " + symptom);
       result_.divergence->by_value = true;
       return;
     }

@@ -120,7 +120,7 @@ Checker::Parting Checker::walk_back(InstrId flagged, InstrId ref,
                                     const std::unordered_set<ClassId>& reference) const {
   const ir::Computation& d = dist_.entry();
   const ir::Computation& r = ref_.entry();
-  Parting p{flagged, ref, flagged, ref, differing_operands(flagged, ref), Parting::Why::kOther};
+  Parting p{ref, flagged, ref, differing_operands(flagged, ref), Parting::Why::kOther};
   // Down one operand while it is the only one that differs and both sides apply the same op.
   while (p.differ.size() == 1) {
     const InstrId next = d[p.at].operands[p.differ[0]];
@@ -203,6 +203,14 @@ std::optional<Divergence> Checker::trace_to_first_difference(InstrId flagged) co
   return parting_divergence(flagged, *chosen,
                             "reads reference values, but `" + dist_.entry()[flagged].opcode_text() +
                                 "` of them computes a value the reference never computes");
+}
+
+std::optional<Divergence> Checker::trace_from(InstrId dist, InstrId ref,
+                                              const std::string& symptom) const {
+  if (!same_shape_of_op(dist_.entry()[dist], ref_.entry()[ref])) return std::nullopt;
+  const Parting p = walk_back(dist, ref, canonical_reference_classes());
+  if (p.at == dist && p.why == Parting::Why::kOther) return std::nullopt;
+  return parting_divergence(dist, p, symptom);
 }
 
 Divergence Checker::parting_divergence(InstrId flagged, const Parting& p,
