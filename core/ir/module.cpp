@@ -135,6 +135,23 @@ std::optional<CompId> called_computation(const Module& m, const Instruction& ins
   return m.find_computation(refs->names[index]);
 }
 
+std::optional<InstrId> first_output_effect(const Computation& comp) {
+  for (InstrId id = 0; id < static_cast<InstrId>(comp.size()); ++id) {
+    const Instruction& instr = comp[id];
+    // A custom call marked with a side effect that returns values is, in real dumps, a
+    // compiler annotation (ShardBarrierFrom, Sharding): the effect is the one that returns none.
+    const bool* marked = instr.get<bool>("custom_call_has_side_effect");
+    const bool no_values =
+        instr.type.is_token() || (instr.type.is_tuple() && instr.type.elements().empty());
+    if (instr.opcode == Opcode::kOutfeed || instr.opcode == Opcode::kSend ||
+        instr.opcode == Opcode::kSendDone ||
+        (instr.opcode == Opcode::kCustomCall && marked && *marked && no_values)) {
+      return id;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<CompId> branch_computations(const Module& m, const Instruction& instr) {
   std::vector<std::optional<CompId>> found;
   if (const auto* refs = instr.get<ComputationRefs>("branch_computations")) {

@@ -131,6 +131,15 @@ std::optional<CompId> called_computation(const Module& m, const Instruction& ins
 /// false computation. Empty when one is missing.
 std::vector<CompId> branch_computations(const Module& m, const Instruction& instr);
 
+/// The first instruction of `comp` whose effect leaves the program (an `outfeed`, a `send`, a
+/// custom call marked `custom_call_has_side_effect=true` that returns no values, only a token
+/// or nothing): the values it sends out are
+/// behaviour no output shows, which a check of outputs alone cannot prove. nullopt when none.
+///
+///   // ENTRY { … o = token[] outfeed(t, tok), outfeed_shape=(f32[8]) … }
+///   comp[*first_output_effect(comp)].name == "o"
+std::optional<InstrId> first_output_effect(const Computation& comp);
+
 /// Explains the first difference between two modules ("" if equal): for tests and round-trips.
 std::string first_difference(const Module& a, const Module& b);
 

@@ -87,6 +87,68 @@ bool Type::same_dims(const Type& other) const {
   return true;
 }
 
+bool row_major(const Type& t) {
+  if (!t.is_array()) return false;
+  if (!t.layout()) return true;
+  const Layout& layout = *t.layout();
+  if (layout.tail.find('T') != std::string::npos) return false;  // tiled
+  int64_t previous = t.rank();
+  for (int64_t d : layout.minor_to_major) {
+    if (d < 0 || d >= t.rank()) return false;
+    if (t.dim(d) == 1) continue;
+    if (d >= previous) return false;
+    previous = d;
+  }
+  return true;
+}
+
+bool bitcast_is_reshape(const Type& from, const Type& to) {
+  return from.is_array() && to.is_array() && from.dtype() == to.dtype() &&
+         from.element_count() == to.element_count() && row_major(from) && row_major(to);
+}
+
+namespace {
+
+/// `t`'s dims from the most major in memory to the most minor; nullopt when tiled or invalid.
+std::optional<std::vector<int64_t>> memory_order(const Type& t) {
+  std::vector<int64_t> order;
+  if (!t.layout()) {
+    for (int64_t d = 0; d < t.rank(); ++d) order.push_back(d);
+    return order;
+  }
+  const Layout& layout = *t.layout();
+  if (layout.tail.find('T') != std::string::npos ||
+      static_cast<int64_t>(layout.minor_to_major.size()) != t.rank()) {
+    return std::nullopt;
+  }
+  order.assign(layout.minor_to_major.rbegin(), layout.minor_to_major.rend());
+  std::vector<bool> seen(static_cast<size_t>(t.rank()), false);
+  for (int64_t d : order) {
+    if (d < 0 || d >= t.rank() || seen[static_cast<size_t>(d)]) return std::nullopt;
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return order;
+}
+
+}  // namespace
+
+std::optional<BitcastSteps> bitcast_steps(const Type& from, const Type& to) {
+  if (!from.is_array() || !to.is_array() || from.dtype() != to.dtype() ||
+      from.element_count() != to.element_count()) {
+    return std::nullopt;
+  }
+  const auto in = memory_order(from), out = memory_order(to);
+  if (!in || !out) return std::nullopt;
+  BitcastSteps steps;
+  steps.to_memory = *in;
+  steps.from_memory.resize(out->size());
+  for (size_t k = 0; k < out->size(); ++k) {
+    steps.memory_dims.push_back(to.dim((*out)[k]));
+    steps.from_memory[static_cast<size_t>((*out)[k])] = static_cast<int64_t>(k);
+  }
+  return steps;
+}
+
 bool Type::compatible(const Type& other) const {
   if (data_ == other.data_) return true;
   if (kind() != other.kind()) return false;

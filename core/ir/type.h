@@ -93,4 +93,30 @@ class Type {
   std::shared_ptr<const Data> data_;
 };
 
+/// Whether `t`'s elements lie in memory in row-major order (dims of size 1 aside): no layout
+/// written, or a minor-to-major order that lists the other dims from the last to the first,
+/// with no tiling.
+///
+///   row_major(f32[4,8]{1,0}) && row_major(f32[4,1,8]{1,2,0}) && !row_major(f32[4,8]{0,1})
+bool row_major(const Type& t);
+
+/// Whether a `bitcast` from `from` to `to` is a reshape: XLA's bitcast reinterprets the buffer,
+/// so it keeps the elements' row-major order only when both layouts do (a bitcast between
+/// {1,0} and {0,1} is a transpose).
+///
+///   bitcast_is_reshape(f32[4,8]{1,0}, f32[32]{0}) && !bitcast_is_reshape(f32[4,8]{0,1}, f32[32])
+bool bitcast_is_reshape(const Type& from, const Type& to);
+
+/// What a `bitcast` from `from` to `to` computes, as data movement: its operand transposed by
+/// `to_memory` (into the order its elements lie in memory), reshaped to `memory_dims` (the
+/// result's dims in its memory order), transposed by `from_memory` (back to the result's
+/// logical order). nullopt when the element types or counts differ or a layout is tiled.
+///
+///   // f32[4,8]{1,0} → f32[8,4]{0,1}: to_memory {0,1}, memory_dims {4,8}, from_memory {1,0}
+///   // (a transpose: element (i, j) of the result is the operand's (j, i))
+struct BitcastSteps {
+  std::vector<int64_t> to_memory, memory_dims, from_memory;
+};
+std::optional<BitcastSteps> bitcast_steps(const Type& from, const Type& to);
+
 }  // namespace scalify::ir

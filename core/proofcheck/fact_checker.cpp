@@ -495,14 +495,7 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     return *known_[f.premises[0]];
   }
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
-  if (rule == "while-induction" || rule == "conditional-branches") {
-    // Its steps (a loop's body and condition, a conditional's branches, checked on the layouts
-    // of their operands) are checks of their own, whose derivations this file does not hold.
-    return Failure(
-        "control flow proven by checking its computations: their proofs are not "
-        "part of this file",
-        true);
-  }
+  if (rule == "while-induction" || rule == "conditional-branches") return control_flow(f, instr);
   if (rule == "view") {
     // The same value seen as a shard along another dim: of the premise's term with the
     // sharded dim's block index moved to the front of the new dim.
@@ -522,7 +515,7 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     return collective(f, instr, premise(f, 0));
   }
   if (rule.starts_with("factor:") || rule == "broadcast-as-shard") {
-    if (rule.starts_with("factor:") && rule.substr(7) != instr.opcode_text()) {
+    if (rule.starts_with("factor:") && rule.substr(7) != term_op(dist_, instr)) {
       return "the node is a `" + instr.opcode_text() + "`";
     }
     if (f.premises.size() != instr.operands.size()) {

@@ -2,6 +2,7 @@
 // rest on is checked by the rule it cites, and its reference value built as a term.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "proofcheck/proof_check.h"
 #include "proofcheck/reference_terms.h"
 #include "verify/check_result.h"
 
@@ -50,6 +52,8 @@ class FactChecker {
   const std::set<std::string>& assumptions() const { return assumptions_; }
   /// Bijection facts accepted.
   size_t parameters() const { return parameters_; }
+  /// Identity rules applied in the re-checked steps of loops and conditionals, by name.
+  const std::map<std::string, size_t>& step_identities() const { return step_identities_; }
 
  private:
   FactCheck check_fact(const verify::DerivedFact& f);
@@ -62,6 +66,11 @@ class FactChecker {
                        const verify::DerivedFact& p, const std::vector<size_t>& axes);
   /// x's elements moved as `view` (a view of x's own shape) says.
   TermId rearranged(TermId x, const ir::DataView& view);
+  /// Rules while-induction and conditional-branches (control_flow_steps.cpp).
+  FactCheck control_flow(const verify::DerivedFact& f, const ir::Instruction& instr);
+  /// `step`'s proof re-checked on the step programs of computations `ref_step` and `dist_step`.
+  std::optional<Failure> recheck_step(const verify::StepCheck& step, ir::CompId ref_step,
+                                      ir::CompId dist_step);
   FactCheck balanced_share(const verify::DerivedFact& f);
   FactCheck nonzero_guard(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// The reference parameter a bijection entry binds, reshaped and transposed as it says.
@@ -78,6 +87,12 @@ class FactChecker {
   std::vector<std::optional<TermId>> known_;
   std::set<std::string> assumptions_;
   size_t parameters_ = 0;
+  std::map<std::string, size_t> step_identities_;
 };
+
+/// Re-checks result `r` of `ref` against `dist`, both read and flattened (proof_check.h,
+/// check_proof); control-flow facts re-check their steps through it.
+ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& ref,
+                              const ir::Module& dist, TermTable& terms);
 
 }  // namespace scalify::proofcheck::detail

@@ -129,7 +129,7 @@ bool elementwise_call(const ir::Instruction& instr) {
 namespace detail {
 
 StepCheck Kernel::run() {
-  const std::string op = s_.instr.opcode_text();
+  const std::string op = term_op(s_.dist, s_.instr);
   if (is_elementwise(op)) return elementwise(op);
   if (op == "broadcast" || op == "iota") return broadcast(op);
   if (op == "transpose") return transpose();
@@ -694,7 +694,11 @@ StepCheck check_step(TermTable& terms, const Step& s) {
                                         [](const verify::Layout& l) { return l.is_rep(); });
   if (all_rep) {
     std::vector<TermId> args(s.terms.begin(), s.terms.end());
-    TermId t = terms.intern(s.instr.opcode_text(), canonical_attrs(s.dist, s.instr), whole,
+    if (s.instr.opcode == ir::Opcode::kBitcast && args.size() == 1) {
+      const ir::Type& from = s.dist.entry()[s.instr.operands[0]].type;
+      if (auto moved = terms.bitcast(args[0], from, whole)) return {*moved, ""};
+    }
+    TermId t = terms.intern(term_op(s.dist, s.instr), canonical_attrs(s.dist, s.instr), whole,
                             std::move(args), &s.instr);
     if (s.element >= 0 && whole.is_tuple()) {
       t = terms.intern("get-tuple-element", "index=" + std::to_string(s.element), local, {t});
@@ -715,7 +719,7 @@ StepCheck check_step(TermTable& terms, const Step& s) {
   // and value; so do XLA's own (a convert to the same type…), which show in the types.
   if (s.instr.operands.size() == 1) {
     const bool by_rule = terms.identity_for(s.instr) != nullptr;
-    const TermId same = terms.intern(s.instr.opcode_text(), canonical_attrs(s.dist, s.instr),
+    const TermId same = terms.intern(term_op(s.dist, s.instr), canonical_attrs(s.dist, s.instr),
                                      ref_type, {s.terms[0]}, &s.instr);
     if (by_rule || same == s.terms[0]) {
       if (s.layouts[0] == s.claimed && same == s.terms[0]) return {same, ""};

@@ -15,7 +15,7 @@
 
 namespace scalify::proofcheck {
 
-namespace {
+namespace detail {
 
 using verify::AxisLayout;
 using verify::DerivedFact;
@@ -117,12 +117,16 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
   }
   report.assumptions.assign(checker.assumptions().begin(), checker.assumptions().end());
   for (const auto& [name, n] : terms.identities_used()) report.identities[name] = n;
+  for (const auto& [name, n] : checker.step_identities()) report.identities[name] += n;
   // Every reference output has a re-checked goal, or the result says it has no counterpart
   // (then the verdict is about the others, as the result states; --strict refuses that).
   const size_t outputs = rroot.opcode == ir::Opcode::kTuple ? rroot.operands.size() : 1;
   size_t missing = 0;
   for (size_t k = 0; k < outputs; ++k) {
     const auto element = rroot.opcode == ir::Opcode::kTuple ? static_cast<int64_t>(k) : -1;
+    // A token or an empty tuple carries no values (what a token's effects send out is below).
+    const ir::Type& type = element < 0 ? rroot.type : rroot.type.elements()[k];
+    if (type.is_token() || (type.is_tuple() && type.elements().empty())) continue;
     const std::string name = element < 0 ? rroot.name : rroot.name + "#" + std::to_string(k);
     const bool proven = covered.contains(element) || (element <= 0 && covered.contains(0)) ||
                         (element < 0 && covered.contains(-1));
@@ -131,8 +135,16 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
     if (unmatched && !proven) ++report.unmatched_outputs;
     if (!proven && !unmatched) ++missing;
   }
-  const bool all = missing == 0;
   const std::string claimed(verify::verdict_name(r.verdict));
+  for (const ir::Module* m : {&ref, &dist}) {
+    // Values sent out of a program (an outfeed) are behaviour no goal covers.
+    if (const auto at = ir::first_output_effect(m->entry()); at && claimed == "equivalent") {
+      return error("the result says equivalent, but " + m->entry()[*at].name +
+                   " sends values out of the program, which no goal covers");
+    }
+  }
+  const bool all = missing == 0 && !ir::first_output_effect(ref.entry()) &&
+                   !ir::first_output_effect(dist.entry());
   if (claimed == "equivalent" && !all) {
     return error("the result says equivalent, but " + std::to_string(missing) +
                  " reference output(s) have no proven goal");
@@ -143,7 +155,7 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
   return report;
 }
 
-}  // namespace
+}  // namespace detail
 
 Expected<ProofCheckReport> check_proof(const ProofFile& proof) {
   auto ref = hlo::read_module(proof.ref_hlo, proof.ref_path);
@@ -164,7 +176,7 @@ Expected<ProofCheckReport> check_proof(const ProofFile& proof) {
     identities.insert(identities.end(), more.begin(), more.end());
   }
   TermTable terms(std::move(identities));
-  return check_result(proof.result, *ref, *dist, terms);
+  return detail::check_result(proof.result, *ref, *dist, terms);
 }
 
 }  // namespace scalify::proofcheck

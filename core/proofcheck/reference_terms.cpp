@@ -112,8 +112,36 @@ std::vector<IdentityRule> identity_rules(const rules::RuleFile& file) {
   return out;
 }
 
+namespace {
+
+/// A bitcast that reinterprets its buffer in another element order (ir::bitcast_is_reshape).
+bool moves_elements(const ir::Module& module, const ir::Instruction& instr) {
+  if (instr.opcode != ir::Opcode::kBitcast) return false;
+  const ir::Computation& entry = module.entry();
+  return instr.operands.size() != 1 || instr.operands[0] < 0 ||
+         static_cast<size_t>(instr.operands[0]) >= entry.size() ||
+         !ir::bitcast_is_reshape(entry[instr.operands[0]].type, instr.type);
+}
+
+}  // namespace
+
 std::string canonical_attrs(const ir::Module& module, const ir::Instruction& instr) {
-  return attrs_text(module, instr, 0);
+  std::string text = attrs_text(module, instr, 0);
+  if (moves_elements(module, instr)) {
+    // What it computes depends on both layouts.
+    const auto o = instr.operands.empty() ? -1 : instr.operands[0];
+    text += (text.empty() ? "" : ",") + std::string("from=") +
+            (o >= 0 && static_cast<size_t>(o) < module.entry().size()
+                 ? module.entry()[o].type.to_string(true)
+                 : std::string("?")) +
+            ",to=" + instr.type.to_string(true);
+  }
+  return text;
+}
+
+std::string term_op(const ir::Module& module, const ir::Instruction& instr) {
+  if (instr.opcode == ir::Opcode::kBitcast && !moves_elements(module, instr)) return "reshape";
+  return instr.opcode_text();
 }
 
 std::optional<TermId> TermTable::xla_identity(const std::string& op, const std::string& attrs,
@@ -222,11 +250,35 @@ TermId TermTable::of_node(const ir::Module& module, ir::InstrId id) {
     if (!ready) continue;
     std::vector<TermId> args;
     for (ir::InstrId o : instr.operands) args.push_back(*memo[static_cast<size_t>(o)]);
-    memo[static_cast<size_t>(top)] = intern(instr.opcode_text(), canonical_attrs(module, instr),
+    if (instr.opcode == ir::Opcode::kBitcast && args.size() == 1) {
+      if (auto moved = bitcast(args[0], comp[instr.operands[0]].type, instr.type)) {
+        memo[static_cast<size_t>(top)] = *moved;
+        stack.pop_back();
+        continue;
+      }
+    }
+    memo[static_cast<size_t>(top)] = intern(term_op(module, instr), canonical_attrs(module, instr),
                                             instr.type, std::move(args), &instr);
     stack.pop_back();
   }
   return *memo[static_cast<size_t>(id)];
+}
+
+std::optional<TermId> TermTable::bitcast(TermId x, const ir::Type& from, const ir::Type& to) {
+  const auto steps = ir::bitcast_steps(from, to);
+  if (!steps) return std::nullopt;
+  auto permutation = [](const std::vector<int64_t>& p) {
+    std::string text = "dimensions={";
+    for (size_t k = 0; k < p.size(); ++k) text += (k ? "," : "") + std::to_string(p[k]);
+    return text + "}";
+  };
+  std::vector<int64_t> memory_in;
+  for (int64_t d : steps->to_memory) memory_in.push_back(from.dim(d));
+  TermId t = intern("transpose", permutation(steps->to_memory),
+                    ir::Type::array(to.dtype(), memory_in), {x});
+  t = intern("reshape", "", ir::Type::array(to.dtype(), steps->memory_dims), {t});
+  return intern("transpose", permutation(steps->from_memory),
+                ir::Type::array(to.dtype(), to.dims()), {t});
 }
 
 TermId TermTable::resized_splat(TermId splat, const std::vector<int64_t>& dims) {

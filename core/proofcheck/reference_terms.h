@@ -50,6 +50,14 @@ std::vector<IdentityRule> identity_rules(const rules::RuleFile& file);
 ///   canonical_attrs(m, r) == "dimensions={1},to_apply={p0:f32[] p1:f32[] add(0,1)}"
 std::string canonical_attrs(const ir::Module& module, const ir::Instruction& instr);
 
+/// The op a term of `instr` (of `module`'s ENTRY) is written with: its opcode, but `reshape`
+/// for a bitcast that keeps its elements' row-major order (ir::bitcast_is_reshape); a bitcast
+/// that moves them stays a `bitcast`, its canonical attributes naming both layouts.
+///
+///   // %b = f32[32]{0} bitcast(f32[4,8]{1,0} %x)
+///   term_op(m, b) == "reshape"
+std::string term_op(const ir::Module& module, const ir::Instruction& instr);
+
 class TermTable {
  public:
   explicit TermTable(std::vector<IdentityRule> identities = {})
@@ -62,6 +70,12 @@ class TermTable {
   /// The term of instruction `id` of `module`'s ENTRY (its operands' terms first; memoised per
   /// module). Parameters are terms of their number.
   TermId of_node(const ir::Module& module, ir::InstrId id);
+  /// The term of a bitcast of `x` from `from` to `to` (both with their layouts): the data
+  /// movement the layouts make of it (ir::bitcast_steps), a reshape when they are both
+  /// row-major; nullopt when a layout is tiled (then the bitcast is an op of its own).
+  std::optional<TermId> bitcast(TermId x, const ir::Type& from, const ir::Type& to);
+  /// The identity rules it applies (a table for another pair of programs starts from them).
+  const std::vector<IdentityRule>& identities() const { return identities_; }
   /// The identity rule `instr` matches, if any.
   const IdentityRule* identity_for(const ir::Instruction& instr) const;
   /// A splat value (a broadcast scalar constant) at another shape.

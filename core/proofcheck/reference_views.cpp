@@ -167,15 +167,15 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
   if (op == "reduce" && args.size() == 2 && instr && type.is_array()) {
     return reduce_form(attrs, type, args, instr->dims_attr("dimensions"));
   }
-  if ((op == "reshape" || op == "bitcast") && args.size() == 1 && attrs.empty() &&
-      terms_[args[0]].op == "broadcast" && terms_[args[0]].args.size() == 1 && type.is_array()) {
+  if (op == "reshape" && args.size() == 1 && attrs.empty() && terms_[args[0]].op == "broadcast" &&
+      terms_[args[0]].args.size() == 1 && type.is_array()) {
     if (auto pushed = reshaped_broadcast(args[0], type)) return pushed;
   }
   if (args.size() == 1 && type.is_array() && terms_[args[0]].type.is_array() &&
       terms_[args[0]].type.dtype() == type.dtype()) {
     const auto [base, view] = view_of(args[0]);
     std::optional<ir::DataView> moved;
-    if ((op == "reshape" || op == "bitcast") && attrs.empty()) moved = view.reshaped(type.dims());
+    if (op == "reshape" && attrs.empty()) moved = view.reshaped(type.dims());
     if (op == "transpose") {
       std::optional<std::vector<int64_t>> perm;
       if (instr) {

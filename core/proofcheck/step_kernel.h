@@ -47,7 +47,8 @@ class Kernel {
   /// The step's reference term: its op (as `as` writes it, else as the step does) on `args`.
   TermId make(std::vector<TermId> args, const ir::Instruction* as = nullptr) {
     const ir::Instruction& i = as ? *as : s_.instr;
-    return terms_.intern(i.opcode_text(), canonical_attrs(s_.dist, i), type_, std::move(args), &i);
+    return terms_.intern(term_op(s_.dist, i), canonical_attrs(s_.dist, i), type_, std::move(args),
+                         &i);
   }
 
   // Value ops (layout_steps.cpp).

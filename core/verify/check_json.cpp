@@ -1,5 +1,8 @@
 #include "verify/check_json.h"
 
+#include <memory>
+#include <unordered_map>
+
 namespace scalify::verify {
 
 namespace {
@@ -8,6 +11,20 @@ json::Array int_array(const std::vector<int64_t>& values) {
   json::Array a;
   for (int64_t v : values) a.push_back(v);
   return a;
+}
+
+json::Object control_flow_json(const ControlFlowProof& proof, const JsonOptions& options) {
+  json::Object o;
+  o["ref_node"] = proof.ref_node;
+  json::Array steps;
+  for (const StepCheck& step : proof.steps) {
+    json::Object j;
+    j["role"] = step.role;
+    j["result"] = to_json(*step.result, options);
+    steps.push_back(std::move(j));
+  }
+  o["steps"] = std::move(steps);
+  return o;
 }
 
 }  // namespace
@@ -120,6 +137,9 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
     o["divergence"] = nullptr;
   }
   json::Array derivation;
+  // A loop's or conditional's steps are written with its first element's fact; the facts of
+  // its other elements name that one.
+  std::unordered_map<const ControlFlowProof*, size_t> written;
   for (const DerivedFact& f : r.derivation) {
     json::Object j;
     j["index"] = f.index;
@@ -134,6 +154,11 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
     for (const std::string& w : f.rewrites) rewrites.push_back(w);
     j["premises"] = std::move(premises);
     j["rewrites"] = std::move(rewrites);
+    if (f.control_flow) {
+      const auto [first, fresh] = written.emplace(f.control_flow.get(), f.index);
+      j["control_flow"] = fresh ? control_flow_json(*f.control_flow, options)
+                                : json::Value(json::Object{{"same_as", first->second}});
+    }
     derivation.push_back(std::move(j));
   }
   o["derivation"] = std::move(derivation);
@@ -283,6 +308,41 @@ std::string item(std::string_view array, size_t i) {
   return std::string(array) + "[" + std::to_string(i) + "]";
 }
 
+/// A control-flow fact's steps (or, `same_as`, those of an earlier fact), each a result of
+/// its own.
+std::shared_ptr<const ControlFlowProof> read_control_flow(Reader& rd, const json::Value& c,
+                                                          const std::string& at,
+                                                          const std::vector<DerivedFact>& before,
+                                                          std::string_view file_name) {
+  if (const json::Value* same = c.is_object() ? c.find("same_as") : nullptr) {
+    const int64_t k = same->is_integer() ? same->as_int() : -1;
+    if (k < 0 || static_cast<size_t>(k) >= before.size() ||
+        !before[static_cast<size_t>(k)].control_flow) {
+      rd.fail(at, "same_as", "expected an earlier control-flow fact");
+      return nullptr;
+    }
+    return before[static_cast<size_t>(k)].control_flow;
+  }
+  auto proof = std::make_shared<ControlFlowProof>();
+  proof->ref_node = rd.str(c, "ref_node", at);
+  const json::Array& steps = rd.array(c, "steps", at);
+  for (size_t i = 0; i < steps.size() && rd.error.empty(); ++i) {
+    const std::string step_at = at + "." + item("steps", i);
+    StepCheck step;
+    step.role = rd.str(steps[i], "role", step_at);
+    const json::Value* result = rd.member(steps[i], "result", step_at);
+    if (!result) break;
+    auto checked = result_from_json(*result, file_name);
+    if (!checked) {
+      rd.fail(step_at, "result", checked.error().message);
+      break;
+    }
+    step.result = std::make_shared<const CheckResult>(std::move(*checked));
+    proof->steps.push_back(std::move(step));
+  }
+  return proof;
+}
+
 }  // namespace
 
 Expected<CheckResult> result_from_json(const json::Value& o, std::string_view file_name) {
@@ -404,6 +464,10 @@ Expected<CheckResult> result_from_json(const json::Value& o, std::string_view fi
         fact.premises.push_back(static_cast<size_t>(p.as_int()));
       }
       fact.rewrites = rd.strings(f, "rewrites", at);
+      if (const json::Value* c = f.find("control_flow"); c && !c->is_null()) {
+        fact.control_flow =
+            read_control_flow(rd, *c, at + ".control_flow", r.derivation, file_name);
+      }
       r.derivation.push_back(std::move(fact));
     }
   }

@@ -383,8 +383,21 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   decide_goals();
   state_random_assumptions();
   record_matches();
-  const bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),
-                                                         [](const Goal& g) { return g.proven; });
+  bool all = !result_.goals.empty() && std::all_of(result_.goals.begin(), result_.goals.end(),
+                                                   [](const Goal& g) { return g.proven; });
+  // What a program sends out (an outfeed) is behaviour beside its outputs, not modelled: its
+  // outputs may be proven, the program not.
+  for (const ir::Module* m : {&ref_, &dist_}) {
+    if (const auto at = ir::first_output_effect(m->entry()); at && all) {
+      const ir::Instruction& effect = m->entry()[*at];
+      result_.notes.push_back(
+          "not supported: " + std::string(m == &ref_ ? "the reference's " : "") + effect.name +
+          " (`" + effect.opcode_text() +
+          "`) sends values out of the program, which the checker does not "
+          "model: its outputs are proven, its I/O is not");
+      all = false;
+    }
+  }
   if (all && (!options_.strict || (result_.unmatched_ref_outputs.empty() &&
                                    result_.unmatched_dist_parameters.empty()))) {
     result_.verdict = Verdict::kEquivalent;

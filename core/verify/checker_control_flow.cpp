@@ -9,8 +9,9 @@
 // by the same layouts, and the selectors agree. Each of these is checked as a program of its own:
 // the computation with its parameters bound by the operands' layouts.
 #include <algorithm>
+#include <memory>
 
-#include "ir/inline_calls.h"
+#include "ir/step_module.h"
 #include "verify/checker_internal.h"
 
 namespace scalify::verify::detail {
@@ -20,54 +21,6 @@ namespace {
 /// Nested loops proven inside proven loop bodies stop here.
 constexpr int kMaxLoopDepth = 4;
 
-/// The elements of a value of type `t`: itself when it is an array.
-std::vector<ir::Type> elements_of(const ir::Type& t) {
-  return t.is_tuple() ? t.elements() : std::vector<ir::Type>{t};
-}
-
-/// `m` with an ENTRY that runs computation `step` once on its parameter given element by
-/// element: parameter i is element i of `step`'s (tuple) parameter; the result is `step`'s.
-/// Calls inlined, so the step's instructions are named `step.NAME`.
-std::optional<ir::Module> step_module(const ir::Module& m, ir::CompId step) {
-  const ir::Computation& body = m.computations[static_cast<size_t>(step)];
-  const auto params = body.parameters();
-  if (params.size() != 1 || params[0] < 0 || body.root < 0) return std::nullopt;
-  const ir::Type& state = body[params[0]].type;
-  ir::Computation entry;
-  entry.name = m.entry().name;
-  entry.is_entry = true;
-  ir::Instruction tuple;
-  tuple.opcode = ir::Opcode::kTuple;
-  tuple.name = "state";
-  tuple.type = state;
-  const std::vector<ir::Type> elements = elements_of(state);
-  for (size_t i = 0; i < elements.size(); ++i) {
-    ir::Instruction p;
-    p.opcode = ir::Opcode::kParameter;
-    p.name = "state." + std::to_string(i);
-    p.type = elements[i];
-    p.parameter_number = static_cast<int64_t>(i);
-    const auto id = entry.add(std::move(p));
-    if (!id || !elements[i].is_array()) return std::nullopt;
-    tuple.operands.push_back(*id);
-  }
-  const auto t = state.is_tuple() ? entry.add(std::move(tuple)) : tuple.operands[0];
-  ir::Instruction call;
-  call.opcode = ir::Opcode::kCall;
-  call.name = "step";
-  call.type = body[body.root].type;
-  call.operands = {*t};
-  ir::Attribute to_apply;
-  to_apply.key = "to_apply";
-  to_apply.value = ir::ComputationRefs{{body.name}};
-  call.attrs.push_back(std::move(to_apply));
-  call.called = {step};
-  entry.root = *entry.add(std::move(call));
-  ir::Module out = m;
-  out.computations[static_cast<size_t>(out.entry_id)] = std::move(entry);
-  return ir::inline_calls(out);
-}
-
 /// The check of `dist_step` against `ref_step` on parameters related by `layouts` (element by
 /// element), with outputs required to be related by `out` (when given). nullopt when a
 /// computation's parameter is no array or tuple of arrays.
@@ -75,8 +28,8 @@ std::optional<CheckResult> check_step(const ir::Module& ref, ir::CompId ref_step
                                       const ir::Module& dist, ir::CompId dist_step,
                                       const Mesh& mesh, const std::vector<Layout>& layouts,
                                       const std::vector<Layout>& out, CheckOptions options) {
-  const auto r = step_module(ref, ref_step);
-  const auto d = step_module(dist, dist_step);
+  const auto r = ir::step_module(ref, ref_step);
+  const auto d = ir::step_module(dist, dist_step);
   if (!r || !d) return std::nullopt;
   std::vector<ParamBinding> bindings;
   for (size_t i = 0; i < layouts.size(); ++i) {
@@ -108,6 +61,13 @@ std::optional<std::string> unproven(const std::optional<CheckResult>& checked) {
   return std::string("it could not be proven");
 }
 
+/// A proven step's check as its proof keeps it: without the node matches (the window's
+/// colouring of the step's own program, which no one shows).
+std::shared_ptr<const CheckResult> keep(CheckResult checked) {
+  checked.matches.clear();
+  return std::make_shared<const CheckResult>(std::move(checked));
+}
+
 }  // namespace
 
 /// The facts of `value` (each element of it) whose reference terms are `start`'s, one per
@@ -131,7 +91,8 @@ std::vector<uint32_t> Checker::facts_starting_at(InstrId value, InstrId ref_valu
 
 /// Element e of `id` is element e of the reference's `ref` in `layouts[e]`, by `rule`.
 void Checker::add_control_flow_facts(InstrId id, InstrId ref, const std::vector<Layout>& layouts,
-                                     const std::vector<uint32_t>& premises, const char* rule) {
+                                     const std::vector<uint32_t>& premises, const char* rule,
+                                     std::shared_ptr<const ControlFlowProof> proof) {
   const auto& values = ref_values_[static_cast<size_t>(ref)];
   for (size_t e = 0; e < values.size() && e < layouts.size(); ++e) {
     if (!values[e]) continue;
@@ -141,6 +102,7 @@ void Checker::add_control_flow_facts(InstrId id, InstrId ref, const std::vector<
     f.rule = rule;
     f.premises = premises;
     f.apply = true;
+    f.control_flow = proof;
     add_fact(id, e, std::move(f));
   }
 }
@@ -186,9 +148,11 @@ bool Checker::lift_conditional(InstrId id) {
     if (operand_layouts.size() != branches.size()) continue;
     // Every branch proven, with the same layouts of its outputs.
     std::optional<std::vector<Layout>> out;
+    auto proof = std::make_shared<ControlFlowProof>();
+    proof->ref_node = other.name;
     for (size_t b = 0; b < branches.size(); ++b) {
-      const auto checked = check_step(ref_, ref_branches[b], dist_, branches[b], mesh_,
-                                      operand_layouts[b], {}, options_);
+      auto checked = check_step(ref_, ref_branches[b], dist_, branches[b], mesh_,
+                                operand_layouts[b], {}, options_);
       if (auto no = unproven(checked)) {
         why = "branch " + std::to_string(b) + " is not the reference's (" + *no + ")";
         out.reset();
@@ -202,9 +166,10 @@ bool Checker::lift_conditional(InstrId id) {
         break;
       }
       out = std::move(layouts);
+      proof->steps.push_back({"branch " + std::to_string(b), keep(std::move(*checked))});
     }
     if (!out || out->size() != values.size()) continue;
-    add_control_flow_facts(id, k, *out, premises, "conditional-branches");
+    add_control_flow_facts(id, k, *out, premises, "conditional-branches", std::move(proof));
     control_flow_proven_.push_back("conditional " + cond.name + " ~ " + other.name +
                                    " (every branch checked on its operands' layouts)");
     return true;
@@ -253,9 +218,10 @@ bool Checker::lift_loop(InstrId id) {
       return out;
     };
     std::vector<Layout> layouts = layouts_of(premises);
+    std::optional<CheckResult> step;
     auto kept = [&](const std::vector<Layout>& invariant) {
-      return unproven(
-          check_step(ref_, *ref_body, dist_, *body, mesh_, invariant, invariant, options_));
+      step = check_step(ref_, *ref_body, dist_, *body, mesh_, invariant, invariant, options_);
+      return unproven(step);
     };
     auto no = kept(layouts);
     // A state element that starts as zeros on every rank is also a partial sum of zeros: an
@@ -280,13 +246,17 @@ bool Checker::lift_loop(InstrId id) {
       why = "its body does not keep the layouts the state starts in (" + *no + ")";
       continue;
     }
+    auto proof = std::make_shared<ControlFlowProof>();
+    proof->ref_node = other.name;
+    proof->steps.push_back({"body", keep(std::move(*step))});
     const std::vector<Layout> rep{Layout::replicated(mesh_.rank())};
-    no = unproven(check_step(ref_, *ref_cond, dist_, *cond, mesh_, layouts, rep, options_));
-    if (no) {
+    step = check_step(ref_, *ref_cond, dist_, *cond, mesh_, layouts, rep, options_);
+    if ((no = unproven(step))) {
       why = "its condition is not the reference's on every rank (" + *no + ")";
       continue;
     }
-    add_control_flow_facts(id, k, layouts, premises, "while-induction");
+    proof->steps.push_back({"condition", keep(std::move(*step))});
+    add_control_flow_facts(id, k, layouts, premises, "while-induction", std::move(proof));
     control_flow_proven_.push_back("loop " + loop.name + " ~ " + other.name +
                                    " (by induction: its body and condition checked on the "
                                    "state's layouts)");

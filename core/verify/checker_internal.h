@@ -38,6 +38,8 @@ struct Fact {
   /// The term is a reference value or built from one (not from constants and iotas of the
   /// distributed program alone).
   bool anchored = false;
+  /// Rules while-induction and conditional-branches: the checks of the computations.
+  std::shared_ptr<const ControlFlowProof> control_flow;
 };
 
 /// Values are per instruction and tuple element.
@@ -92,7 +94,8 @@ class Checker {
   bool lift_conditional(InstrId id);
   std::vector<uint32_t> facts_starting_at(InstrId value, InstrId ref_value) const;
   void add_control_flow_facts(InstrId id, InstrId ref, const std::vector<Layout>& layouts,
-                              const std::vector<uint32_t>& premises, const char* rule);
+                              const std::vector<uint32_t>& premises, const char* rule,
+                              std::shared_ptr<const ControlFlowProof> proof);
   std::optional<NoLift> lift_rows_of_tuple(InstrId id);
   bool add_rows_of_tuple(InstrId id, const std::vector<Lift>& lifts,
                          const std::vector<ClassId>& refs, const std::vector<uint32_t>& premises);

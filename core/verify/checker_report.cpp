@@ -369,6 +369,7 @@ void Checker::record_derivation() {
     out.eclass = static_cast<int64_t>(g_.find(x.ref));
     out.rule = x.rule;
     out.premises.assign(x.premises.begin(), x.premises.end());
+    out.control_flow = x.control_flow;
     const auto found = first_ref.find(g_.find(x.ref));
     const ir::Type& own =
         d[x.instr].type.is_tuple() ? d[x.instr].type.elements()[x.element] : d[x.instr].type;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,24 @@
 #include "verify/mesh.h"
 
 namespace scalify::verify {
+
+struct CheckResult;
+
+/// A computation checked as a program of its own (ir/step_module.h) on which a control-flow
+/// fact rests: its parameters bound by the layouts of the state or operands it starts from,
+/// its outputs required in the layouts the fact claims.
+struct StepCheck {
+  std::string role;  ///< "body", "condition", "branch 0", …
+  std::shared_ptr<const CheckResult> result;
+};
+
+/// What a fact of rule `while-induction` or `conditional-branches` rests on besides its
+/// premises (the loop's initial state, the conditional's operands): the reference node it is
+/// paired with, and the checks of the loop's body and condition, or of every branch.
+struct ControlFlowProof {
+  std::string ref_node;  ///< the reference `while` or `conditional`
+  std::vector<StepCheck> steps;
+};
 
 /// One layout fact: distributed value `dist` (element `element` of a tuple) relates by `layout`
 /// to a reference value, by `rule`, from the earlier facts `premises`.
@@ -35,6 +54,9 @@ struct DerivedFact {
   /// The rewrite rules by which the term built for this fact equals `ref`'s, each once (with
   /// --explain; empty when the term is `ref`'s own node, or explanations are off).
   std::vector<std::string> rewrites;
+  /// For a control-flow fact: the checks of the computations it rests on (shared by the facts
+  /// of the node's elements); null for every other rule.
+  std::shared_ptr<const ControlFlowProof> control_flow;
 };
 
 /// `dist#element` for a tuple element, else `dist`.

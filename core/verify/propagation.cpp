@@ -419,7 +419,9 @@ std::variant<std::vector<Lift>, NoLift> lift(const ir::Module& module, const ir:
                       "is understood (not supported yet)",
                   true};
   }
-  if (instr.opcode == ir::Opcode::kReshape || instr.opcode == ir::Opcode::kBitcast) {
+  if (instr.opcode == ir::Opcode::kReshape ||
+      (instr.opcode == ir::Opcode::kBitcast &&
+       ir::bitcast_is_reshape(comp[instr.operands[0]].type, instr.type))) {
     return lift_reshape(instr, comp[instr.operands[0]].type.dims(), ops, mesh);
   }
   std::string why;

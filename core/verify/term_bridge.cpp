@@ -333,6 +333,20 @@ ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, con
              types_.intern(type));
 }
 
+namespace {
+
+/// The type of a bitcast's operand in `module`'s ENTRY (with its layout), if it is there.
+std::optional<ir::Type> bitcast_source(const ir::Module& module, const ir::Instruction& instr) {
+  const ir::Computation& entry = module.entry();
+  if (instr.operands.size() != 1 || instr.operands[0] < 0 ||
+      static_cast<size_t>(instr.operands[0]) >= entry.size()) {
+    return std::nullopt;
+  }
+  return entry[instr.operands[0]].type;
+}
+
+}  // namespace
+
 TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instruction& instr,
                                        std::span<const ClassId> operands, const ir::Type& type,
                                        std::string_view leaf_tag) {
@@ -391,8 +405,31 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       return done(kids[0]);  // a copy is its operand (layouts are not values)
     case Opcode::kTranspose:
       return done(transpose(kids[0], list(instr.dims_attr("dimensions")), type));
+    case Opcode::kBitcast: {
+      // A reinterpretation of the buffer: a reshape when both layouts are row-major, else the
+      // data movement the two layouts make of it (bitcast_steps); opaque when tiled.
+      const auto from = bitcast_source(module, instr);
+      if (from && ir::bitcast_is_reshape(*from, instr.type)) {
+        if (type.is_array() && kids.size() == 1) return done(reshape(kids[0], type));
+        break;
+      }
+      const auto steps = from && type.dims() == instr.type.dims()
+                             ? ir::bitcast_steps(*from, instr.type)
+                             : std::nullopt;
+      if (!steps || kids.size() != 1) {
+        return done(add(name,
+                        {{"type", type.to_string(true)},
+                         {"from", from ? from->to_string(true) : std::string("?")}},
+                        kids, tid));
+      }
+      std::vector<int64_t> memory_in;
+      for (int64_t d : steps->to_memory) memory_in.push_back(from->dim(d));
+      ClassId c =
+          transpose(kids[0], steps->to_memory, ir::Type::array(type.dtype(), std::move(memory_in)));
+      c = reshape(c, ir::Type::array(type.dtype(), steps->memory_dims));
+      return done(transpose(c, steps->from_memory, ir::Type::array(type.dtype(), type.dims())));
+    }
     case Opcode::kReshape:
-    case Opcode::kBitcast:
       if (type.is_array() && kids.size() == 1) return done(reshape(kids[0], type));
       break;
     case Opcode::kBroadcast: {

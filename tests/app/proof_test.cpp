@@ -75,9 +75,9 @@ TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "
   const auto rep = scalify::verify::Layout::replicated(1);
   r.bijection.push_back({"p", "p", 0, 0, shard, "by hand", {}, {}});
   r.bijection.push_back({"k", "k", 1, 1, rep, "by hand", {}, {}});
-  r.derivation.push_back({0, "p", -1, shard, "p", -1, "bijection", {}, {}});
-  r.derivation.push_back({1, "k", -1, rep, "k", -1, "bijection", {}, {}});
-  r.derivation.push_back({2, "s", -1, shard, "s", -1, "factor:cholesky", {0}, {}});
+  r.derivation.push_back({0, "p", -1, shard, "p", -1, "bijection", {}, {}, nullptr});
+  r.derivation.push_back({1, "k", -1, rep, "k", -1, "bijection", {}, {}, nullptr});
+  r.derivation.push_back({2, "s", -1, shard, "s", -1, "factor:cholesky", {0}, {}, nullptr});
   scalify::verify::Goal goal;
   goal.ref = "s";
   goal.dist = "s";

@@ -5,6 +5,8 @@
 // branch; XLA's windowed einsum (whose collective-permute moves shards) is `inconclusive`, never
 // called divergent by mistake.
 #include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
 
 #include "core/verify/check_texts.h"
 #include "test_support.h"
@@ -98,6 +100,26 @@ verify::CheckResult check(const std::string& dist, const std::string& ref = scan
 
 using test::noted;
 
+/// What the independent checker says of `r`'s proof once written to JSON and read back.
+proofcheck::ProofCheckReport recheck_through_json(const std::string& ref, const std::string& dist,
+                                                  const verify::CheckResult& r) {
+  const proofcheck::ProofFile proof{"ref.hlo", ref, "dist.hlo", dist, r};
+  auto back = proofcheck::proof_from_json(proofcheck::proof_to_json(proof), "proof.json");
+  REQUIRE(back);
+  auto report = proofcheck::check_proof(*back);
+  REQUIRE(report);
+  return *report;
+}
+
+/// The first fact of `r` that a loop's or conditional's steps prove.
+size_t induction_fact(const verify::CheckResult& r) {
+  for (const verify::DerivedFact& f : r.derivation) {
+    if (f.control_flow) return f.index;
+  }
+  FAIL("no control-flow fact");
+  return 0;
+}
+
 }  // namespace
 
 TEST_CASE("loops: a tensor-parallel scan is proven, and its proof re-checks", "[verify]") {
@@ -157,9 +179,75 @@ TEST_CASE("loops: a loop with a trip count from the data is proven by induction"
   const verify::CheckResult r = check(dist, ref);
   CHECK(r.verdict == verify::Verdict::kEquivalent);
   CHECK(noted(r, "proven: loop loop ~ loop (by induction"));
-  // The induction's steps are checks of their own: the proof file does not hold them, and the
-  // independent checker says so rather than accept or reject.
-  const proofcheck::ProofCheckReport report = test::recheck(ref, dist, r);
+  // The induction's steps (the body and the condition, each checked as a program of its own)
+  // are in the proof, also as written to a file, and the independent checker re-checks them.
+  const proofcheck::ProofCheckReport report = recheck_through_json(ref, dist, r);
+  INFO(report.why);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  CHECK(report.verdict == "equivalent");
+}
+
+TEST_CASE("loops: a tampered induction is rejected by the proof checker", "[verify][proof]") {
+  const std::string ref = counted_from_data(scan(1));
+  const std::string dist = counted_from_data(scan(2, kAllReduce));
+  const verify::CheckResult r = check(dist, ref);
+  REQUIRE(r.verdict == verify::Verdict::kEquivalent);
+  const size_t at = induction_fact(r);
+  const auto& proof = *r.derivation[at].control_flow;
+  REQUIRE(proof.steps.size() == 2);
+  const verify::Mesh& mesh = r.mesh;
+  const auto shard1 = verify::Layout::on(mesh, 0, verify::AxisLayout::shard(1));
+  struct Tamper {
+    std::string what, why;
+    std::function<void(verify::ControlFlowProof&, verify::DerivedFact&)> apply;
+  };
+  const std::vector<Tamper> tampers = {
+      {"the body checked on another invariant (the hidden state split by columns)",
+       "state element 1 starts in rep, not in the invariant's shard(1,tp)",
+       [&](verify::ControlFlowProof& p, verify::DerivedFact&) {
+         auto body = *p.steps[0].result;
+         body.bijection[1].layout = shard1;
+         p.steps[0].result = std::make_shared<const verify::CheckResult>(body);
+       }},
+      {"a body whose output is claimed in another layout", "body: it gives output 1 in",
+       [&](verify::ControlFlowProof& p, verify::DerivedFact&) {
+         auto body = *p.steps[0].result;
+         body.goals[1].layout = shard1;
+         p.steps[0].result = std::make_shared<const verify::CheckResult>(body);
+       }},
+      {"the condition's step missing", "does not hold the checks of a body and a condition",
+       [](verify::ControlFlowProof& p, verify::DerivedFact&) { p.steps.pop_back(); }},
+      {"a step's own derivation broken", "body: fact [",
+       [](verify::ControlFlowProof& p, verify::DerivedFact&) {
+         auto body = *p.steps[0].result;
+         // The second dot's partial sums claimed whole (as if the all-reduce were not needed).
+         for (verify::DerivedFact& f : body.derivation) {
+           if (f.rule == "factor:dot" && f.layout.axes[0].is_partial()) {
+             f.layout = verify::Layout::replicated(1);
+           }
+         }
+         p.steps[0].result = std::make_shared<const verify::CheckResult>(body);
+       }},
+      {"paired with another reference node", "the reference's 'x' are not two `while`s",
+       [](verify::ControlFlowProof& p, verify::DerivedFact&) { p.ref_node = "x"; }},
+  };
+  for (const Tamper& t : tampers) {
+    INFO(t.what);
+    verify::CheckResult bad = r;
+    auto changed = std::make_shared<verify::ControlFlowProof>(proof);
+    verify::DerivedFact& fact = bad.derivation[at];
+    t.apply(*changed, fact);
+    for (verify::DerivedFact& f : bad.derivation) {
+      if (f.control_flow) f.control_flow = changed;
+    }
+    const proofcheck::ProofCheckReport report = test::recheck(ref, dist, bad);
+    CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kRejected);
+    CHECK_THAT(report.why, Catch::Contains(t.why));
+  }
+  // Without its steps (a result from before they were kept) the fact is not re-checked.
+  verify::CheckResult bare = r;
+  for (verify::DerivedFact& f : bare.derivation) f.control_flow.reset();
+  const proofcheck::ProofCheckReport report = test::recheck(ref, dist, bare);
   CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kNotCheckable);
   CHECK_THAT(report.why, Catch::Contains("while-induction"));
 }
@@ -246,6 +334,11 @@ TEST_CASE("loops: an accumulator of partial sums keeps that invariant", "[verify
   REQUIRE(r.goals[0].layout);
   CHECK(r.goals[0].layout->to_string(r.mesh) == "rep");
   CHECK(noted(r, "proven: loop loop ~ loop (by induction"));
+  const auto report = recheck_through_json(
+      ref, accumulate(2, "  r = f32[4,4] all-reduce(acc), replica_groups={{0,1}}, to_apply=sum\n"),
+      r);
+  INFO(report.why);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
   // Without the all-reduce the output is each rank's part, and the result says so.
   const verify::CheckResult parts = check(accumulate(2), ref);
   REQUIRE(parts.goals.size() == 1);
@@ -267,6 +360,11 @@ TEST_CASE("conditionals: a branch taken by the data is proven branch by branch",
   const verify::CheckResult ok = check(program(2, "exponential"), program(1, "exponential"));
   CHECK(ok.verdict == verify::Verdict::kEquivalent);
   CHECK(noted(ok, "proven: conditional c ~ c (every branch checked"));
+  const auto report =
+      recheck_through_json(program(1, "exponential"), program(2, "exponential"), ok);
+  INFO(report.why);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+  CHECK(report.verdict == "equivalent");
   const verify::CheckResult bug = check(program(2, "tanh"), program(1, "exponential"));
   CHECK(bug.verdict == verify::Verdict::kInconclusive);
   CHECK(noted(bug, "branch 1 is not the reference's (step.e:"));
