@@ -53,6 +53,21 @@ TEST_CASE("proof verify accepts what check --proof and --report write", "[app][p
   CHECK_THAT(r.out, Catch::Contains("(all-reduce)"));
 }
 
+TEST_CASE("proof verify accepts the proof of a refactoring check (one device)", "[app][proof]") {
+  // Two single-device programs: the mesh has no axes, every layout is replicated.
+  scalify::test::TempDir dir;
+  const std::string proof = dir.path() + "/refactor.proof.json";
+  const auto check =
+      run_cli("check --no-cache " + pair_args("gpt2_decode_tp1.hlo", "gpt2_decode_tp1.hlo") +
+              " --proof " + proof);
+  REQUIRE(check.exit_code == 0);
+  const auto r = run_cli("proof verify " + proof);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("mesh (one device)"));
+  CHECK_THAT(r.out, Catch::Contains("the proof supports: equivalent"));
+}
+
 TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "[app][proof]") {
   // A proof, written by hand, that the Cholesky factors of a batch of matrices split over the
   // ranks are split alike: true, but the independent checker has no rule for `cholesky` on

@@ -85,8 +85,9 @@ TEST_CASE(
     "[verify][corpus]") {
   // With collectives, a module is no program one device runs alone, so it may well diverge
   // from itself (an all-reduce sums what one device holds once); what must hold is that every
-  // check ends, with a located divergence or the reasons it could not follow, never a crash.
-  size_t checked = 0;
+  // check ends, with a located divergence or the reasons it could not follow, never a crash,
+  // and that every proof it makes is accepted by the independent checker.
+  size_t checked = 0, proven = 0;
   for (const test::BulkModule& b : test::bulk_corpus_modules()) {
     auto m = hlo::read_module(b.text, b.label);
     if (!m) continue;
@@ -94,12 +95,20 @@ TEST_CASE(
     auto r = verify::check(*m, *m, {});
     if (!r) continue;  // a positioned error (a mesh the groups do not fit)
     ++checked;
+    if (r->verdict == verify::Verdict::kEquivalent) {
+      ++proven;
+      const auto report = proofcheck::check_proof({b.label, b.text, b.label, b.text, *r});
+      REQUIRE(report);
+      INFO(report->why);
+      CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+    }
     if (r->verdict == verify::Verdict::kDivergent) {
       REQUIRE(r->divergence);
       CHECK_FALSE(r->divergence->reason.empty());
     }
   }
   CHECK(checked > 900);  // 980 when written
+  CHECK(proven > 650);   // 698, every proof accepted, when its proofs were first re-checked
 }
 
 }  // namespace scalify
