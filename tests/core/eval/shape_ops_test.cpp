@@ -1,8 +1,10 @@
 // Ops that move elements: iota, broadcast, reshape, bitcast, transpose, slice, dynamic slices,
 // concatenate, pad, reverse, get-dimension-size.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "core/eval/eval_test_support.h"
+#include "ir/type.h"
 
 using namespace scalify;
 using namespace scalify::eval;
@@ -51,6 +53,57 @@ TEST_CASE("shape ops: reshape keeps the row-major order; bitcast honours layouts
   CHECK(data(eval_ok(module_with("  p = f32[2,3]{0,1} parameter(0)\n"
                                  "  ROOT r = f32[3,2]{1,0} bitcast(p)"),
                      {iota({2, 3})})) == V{0, 3, 1, 4, 2, 5});
+}
+
+TEST_CASE("shape ops: a bitcast is the data movement ir::bitcast_steps says, for every layout",
+          "[eval]") {
+  // The checker and the proof checker model a bitcast as transpose, reshape, transpose
+  // (ir::bitcast_steps); the interpreter reads memory through the layouts its own way. Every
+  // pair of layouts of an f32[2,3,4] and a few result shapes must agree.
+  auto layout_text = [](const std::vector<int64_t>& minor_to_major) {
+    std::string t = "{";
+    for (size_t k = 0; k < minor_to_major.size(); ++k) {
+      t += (k ? "," : "") + std::to_string(minor_to_major[k]);
+    }
+    return t + "}";
+  };
+  auto dims_text = [](const std::vector<int64_t>& dims) {
+    std::string t;
+    for (size_t k = 0; k < dims.size(); ++k) t += (k ? "," : "") + std::to_string(dims[k]);
+    return t;
+  };
+  const std::vector<std::vector<int64_t>> results = {{3, 2, 4}, {4, 6}, {6, 4}, {24}, {2, 12}};
+  std::vector<int64_t> in{0, 1, 2};
+  size_t pairs = 0;
+  do {
+    for (const std::vector<int64_t>& out_dims : results) {
+      std::vector<int64_t> out(out_dims.size());
+      for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<int64_t>(k);
+      do {
+        ir::Type from = ir::Type::array(ir::DType::kF32, {2, 3, 4});
+        from.set_layout(ir::Layout{in, ""});
+        ir::Type to = ir::Type::array(ir::DType::kF32, out_dims);
+        to.set_layout(ir::Layout{out, ""});
+        const auto steps = ir::bitcast_steps(from, to);
+        REQUIRE(steps);
+        std::vector<int64_t> memory_in;
+        for (int64_t d : steps->to_memory) memory_in.push_back(from.dim(d));
+        const std::string x = "  p = f32[2,3,4]" + layout_text(in) + " parameter(0)\n";
+        const std::string bitcast =
+            x + "  ROOT r = f32[" + dims_text(out_dims) + "]" + layout_text(out) + " bitcast(p)";
+        const std::string chain =
+            x + "  a = f32[" + dims_text(memory_in) + "] transpose(p), dimensions={" +
+            dims_text(steps->to_memory) + "}\n  b = f32[" + dims_text(steps->memory_dims) +
+            "] reshape(a)\n  ROOT r = f32[" + dims_text(out_dims) + "] transpose(b), dimensions={" +
+            dims_text(steps->from_memory) + "}";
+        INFO(bitcast);
+        CHECK(data(eval_ok(module_with(bitcast), {iota({2, 3, 4})})) ==
+              data(eval_ok(module_with(chain), {iota({2, 3, 4})})));
+        ++pairs;
+      } while (std::next_permutation(out.begin(), out.end()));
+    }
+  } while (std::next_permutation(in.begin(), in.end()));
+  CHECK(pairs == 6 * (6 + 2 + 2 + 1 + 2));
 }
 
 TEST_CASE("shape ops: transpose with a 3-d permutation", "[eval]") {
