@@ -40,11 +40,27 @@ std::optional<Failure> FactChecker::add(const DerivedFact& f) {
   TermId value = term;
   if (!f.ref.empty()) {
     const auto named = reference_term(f.ref, f.element);
-    if (!named || !terms_.same_elements(*named, term)) {
+    const bool same_number = named && terms_[*named].splat && terms_[term].splat &&
+                             *terms_[*named].splat == *terms_[term].splat;
+    // One number at two shapes (the checker's numbers stand for splats of any shape): the
+    // fact's own term is its value.
+    if (!same_number && (!named || !terms_.same_elements(*named, term))) {
+      const bool two_numbers = named && terms_[*named].splat && terms_[term].splat;
+      if (named && !two_numbers && terms_[*named].type.compatible(terms_[term].type)) {
+        // Of the same type, the two may be equal by a rewrite of the rule files (x·1, a
+        // constant folded, a sum reassociated), which this checker does not replay: neither
+        // accepted nor rejected.
+        std::string by;
+        for (const std::string& w : f.rewrites) by += (by.empty() ? " (" : ", ") + w;
+        return failed("its value is " + terms_.describe(term) + ", which the checker equates " +
+                          "with reference node '" + f.ref + "' by rewriting" +
+                          (by.empty() ? "" : by + ")") + ", not replayed here",
+                      true);
+      }
       return failed("its value is " + terms_.describe(term) + ", not reference node '" + f.ref +
                     "'");
     }
-    value = *named;  // the same elements: later facts build on the reference's own term
+    if (!same_number) value = *named;  // the same elements: later facts build on its term
   }
   known_[f.index] = value;
   if (f.rule == "bijection") ++parameters_;

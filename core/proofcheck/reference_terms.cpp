@@ -209,6 +209,19 @@ TermId TermTable::intern(const std::string& op, const std::string& attrs, const 
     return *same;
   }
   if (auto normal = normal_form(op, attrs, type, args, instr)) return *normal;
+  // Exact in IEEE and two's-complement arithmetic alike: -(-x) is x, and a commutative op's
+  // operands may come in either order (kept in one canonical order).
+  if (op == "negate" && args.size() == 1 && terms_[args[0]].op == "negate" &&
+      terms_[args[0]].args.size() == 1) {
+    ++used_["double-negation"];
+    return terms_[args[0]].args[0];
+  }
+  const bool commutative = op == "add" || op == "multiply" || op == "maximum" || op == "minimum" ||
+                           op == "and" || op == "or" || op == "xor";
+  if (commutative && args.size() == 2 && args[1] < args[0]) {
+    ++used_["commutativity"];
+    std::swap(args[0], args[1]);
+  }
   std::optional<double> splat = instr ? scalar_literal(*instr) : std::nullopt;
   if (op == "broadcast" && args.size() == 1 && terms_[args[0]].type.rank() == 0) {
     splat = terms_[args[0]].splat;

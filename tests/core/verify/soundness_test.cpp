@@ -13,6 +13,7 @@
 
 #include "eval/evaluator.h"
 #include "eval/random_values.h"
+#include "proofcheck/proof_check.h"
 #include "test_support.h"
 #include "verify/check.h"
 
@@ -272,7 +273,7 @@ TEST_CASE("soundness: whatever check proves equivalent computes the same numbers
   // SCALIFY_SOUNDNESS_SEEDS=N runs a longer campaign (CI runs 1000 pairs).
   const char* env = std::getenv("SCALIFY_SOUNDNESS_SEEDS");
   const uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : 1000;
-  int equivalent = 0, pairs = 0;
+  int equivalent = 0, pairs = 0, rechecked = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Programs gen(seed);
     const std::vector<Op> ref_ops = gen.program();
@@ -289,8 +290,17 @@ TEST_CASE("soundness: whatever check proves equivalent computes the same numbers
     const bool same = same_numbers(ref, dist, seed, &why);
     INFO("seed " << seed << ": " << why << "\n--- ref\n" << ref_text << "--- dist\n" << dist_text);
     CHECK(same);
+    // And the independent checker never rejects its proof: it accepts it, or says which
+    // rewrite of the rule files it does not replay.
+    const auto report = proofcheck::check_proof({"ref.hlo", ref_text, "dist.hlo", dist_text, *r});
+    REQUIRE(report);
+    INFO(report->why);
+    CHECK(report->outcome != proofcheck::ProofCheckReport::Outcome::kRejected);
+    if (report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted) ++rechecked;
   }
-  INFO(equivalent << " of " << pairs << " pairs proven equivalent");
+  INFO(equivalent << " of " << pairs << " pairs proven equivalent, " << rechecked
+                  << " of their proofs re-checked");
+  CHECK(rechecked * 100 >= equivalent * 95);
   // Not vacuous: the neutral edits are proven.
   CHECK(equivalent > pairs / 5);
 }
