@@ -8,7 +8,9 @@
 //   rank. Then after any number of iterations the two states are related by L.
 // - a conditional: the selector is the reference's on every rank; each branch, on parameters
 //   bound as the operand it receives is, gives its outputs in the layouts the fact claims.
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ir/step_module.h"
@@ -34,8 +36,8 @@ std::variant<std::vector<Layout>, std::string> bound_layouts(const CheckResult& 
       if (b.dist == "state." + std::to_string(i)) k = i;
     }
     if (k == n || b.ref != b.dist || !b.reshape.empty() || !b.permutation.empty() || bound[k]) {
-      return "its contract binds '" + b.dist + "' to '" + b.ref + "', not state element to " +
-             "state element";
+      return "its contract binds '" + b.dist + "' to '" + b.ref +
+             "', not each state element, as it is, to its own";
     }
     bound[k] = b.layout;
   }
