@@ -17,8 +17,10 @@ namespace scalify::verify {
 
 namespace {
 
-/// Bumped whenever the checker's semantics change in a way the fingerprint cannot see.
-constexpr std::string_view kCheckerVersion = "scalify-check-1";
+/// Bumped whenever what the checker proves changes in a way the fingerprint cannot see, so that
+/// a cache written by an earlier Scalify is never read as this one's word. 2: bitcasts read
+/// through their layouts, programs that send values out never equivalent, loop steps kept.
+constexpr std::string_view kCheckerVersion = "scalify-check-2";
 
 const std::string& rules_version() {
   static const std::string version = [] {
