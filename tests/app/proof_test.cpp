@@ -68,6 +68,84 @@ TEST_CASE("proof verify accepts the proof of a refactoring check (one device)", 
   CHECK_THAT(r.out, Catch::Contains("the proof supports: equivalent"));
 }
 
+namespace {
+
+/// acc += x·w run as many times as parameter 2 says (a loop proven by induction); with 2 ranks
+/// x holds columns and w rows, each step adds a partial sum, all-reduced after the loop.
+std::string accumulate_loop(int ranks) {
+  std::string text = R"(HloModule acc
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+body {
+  p = STATE parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = f32[4,4] get-tuple-element(p), index=1
+  x = f32[4,C] get-tuple-element(p), index=2
+  w = f32[C,4] get-tuple-element(p), index=3
+  d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[4,4] add(acc, d)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT t = STATE tuple(n, s, x, w)
+}
+
+cond {
+  p = STATE parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  steps = s32[] constant(10000)
+  ROOT lt = pred[] compare(i, steps), direction=LT
+}
+
+ENTRY e {
+  x = f32[4,C] parameter(0)
+  w = f32[C,4] parameter(1)
+  start = s32[] parameter(2)
+  z = f32[] constant(0)
+  zeros = f32[4,4] broadcast(z), dimensions={}
+  init = STATE tuple(start, zeros, x, w)
+  loop = STATE while(init), condition=cond, body=body
+  acc = f32[4,4] get-tuple-element(loop), index=1
+  ROOT r = f32[4,4] COMBINE
+}
+)";
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+      text.replace(at, from.size(), to);
+      at += to.size();
+    }
+  };
+  replace_all("STATE", "(s32[], f32[4,4], f32[4,C], f32[C,4])");
+  replace_all("C]", std::to_string(8 / ranks) + "]");
+  replace_all("[C,", "[" + std::to_string(8 / ranks) + ",");
+  replace_all("COMBINE",
+              ranks > 1 ? "all-reduce(acc), replica_groups={{0,1}}, to_apply=sum" : "copy(acc)");
+  if (ranks > 1) replace_all("HloModule acc", "HloModule acc, num_partitions=2");
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("proof verify re-checks a loop proven by induction, its body's proof included",
+          "[app][proof]") {
+  scalify::test::TempDir dir;
+  const std::string ref = dir.write("ref.hlo", accumulate_loop(1));
+  const std::string dist = dir.write("dist.hlo", accumulate_loop(2));
+  const std::string proof = dir.path() + "/loop.proof.json";
+  const auto check = run_cli("check --no-cache " + ref + " " + dist + " --proof " + proof);
+  INFO(check.out << check.err);
+  REQUIRE(check.exit_code == 0);
+  CHECK_THAT(check.out, Catch::Contains("by induction"));
+  const auto r = run_cli("proof verify " + proof);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("the proof supports: equivalent"));
+}
+
 TEST_CASE("proof verify: a step it does not model is not re-checked (exit 3)", "[app][proof]") {
   // A proof, written by hand, that the Cholesky factors of a batch of matrices split over the
   // ranks are split alike: true, but the independent checker has no rule for `cholesky` on
