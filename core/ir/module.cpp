@@ -141,11 +141,10 @@ std::optional<InstrId> first_output_effect(const Computation& comp) {
     // A custom call marked with a side effect that returns values is, in real dumps, a
     // compiler annotation (ShardBarrierFrom, Sharding): the effect is the one that returns none.
     const bool* marked = instr.get<bool>("custom_call_has_side_effect");
-    const bool no_values =
-        instr.type.is_token() || (instr.type.is_tuple() && instr.type.elements().empty());
     if (instr.opcode == Opcode::kOutfeed || instr.opcode == Opcode::kSend ||
         instr.opcode == Opcode::kSendDone ||
-        (instr.opcode == Opcode::kCustomCall && marked && *marked && no_values)) {
+        (instr.opcode == Opcode::kCustomCall && marked && *marked &&
+         carries_no_values(instr.type))) {
       return id;
     }
   }

@@ -87,26 +87,6 @@ bool Type::same_dims(const Type& other) const {
   return true;
 }
 
-bool row_major(const Type& t) {
-  if (!t.is_array()) return false;
-  if (!t.layout()) return true;
-  const Layout& layout = *t.layout();
-  if (layout.tail.find('T') != std::string::npos) return false;  // tiled
-  int64_t previous = t.rank();
-  for (int64_t d : layout.minor_to_major) {
-    if (d < 0 || d >= t.rank()) return false;
-    if (t.dim(d) == 1) continue;
-    if (d >= previous) return false;
-    previous = d;
-  }
-  return true;
-}
-
-bool bitcast_is_reshape(const Type& from, const Type& to) {
-  return from.is_array() && to.is_array() && from.dtype() == to.dtype() &&
-         from.element_count() == to.element_count() && row_major(from) && row_major(to);
-}
-
 namespace {
 
 /// `t`'s dims from the most major in memory to the most minor; nullopt when tiled or invalid.
@@ -131,6 +111,24 @@ std::optional<std::vector<int64_t>> memory_order(const Type& t) {
 }
 
 }  // namespace
+
+bool row_major(const Type& t) {
+  if (!t.is_array()) return false;
+  const auto order = memory_order(t);
+  if (!order) return false;
+  int64_t previous = -1;
+  for (int64_t d : *order) {
+    if (t.dim(d) == 1) continue;
+    if (d < previous) return false;
+    previous = d;
+  }
+  return true;
+}
+
+bool bitcast_is_reshape(const Type& from, const Type& to) {
+  return from.is_array() && to.is_array() && from.dtype() == to.dtype() &&
+         from.element_count() == to.element_count() && row_major(from) && row_major(to);
+}
 
 std::optional<BitcastSteps> bitcast_steps(const Type& from, const Type& to) {
   if (!from.is_array() || !to.is_array() || from.dtype() != to.dtype() ||

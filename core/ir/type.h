@@ -93,6 +93,12 @@ class Type {
   std::shared_ptr<const Data> data_;
 };
 
+/// Whether a value of type `t` holds no numbers: a token or an empty tuple (nothing to prove
+/// of it).
+inline bool carries_no_values(const Type& t) {
+  return t.is_token() || (t.is_tuple() && t.elements().empty());
+}
+
 /// Whether `t`'s elements lie in memory in row-major order (dims of size 1 aside): no layout
 /// written, or a minor-to-major order that lists the other dims from the last to the first,
 /// with no tiling.

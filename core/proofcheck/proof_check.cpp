@@ -125,8 +125,7 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
   for (size_t k = 0; k < outputs; ++k) {
     const auto element = rroot.opcode == ir::Opcode::kTuple ? static_cast<int64_t>(k) : -1;
     // A token or an empty tuple carries no values (what a token's effects send out is below).
-    const ir::Type& type = element < 0 ? rroot.type : rroot.type.elements()[k];
-    if (type.is_token() || (type.is_tuple() && type.elements().empty())) continue;
+    if (ir::carries_no_values(element < 0 ? rroot.type : rroot.type.elements()[k])) continue;
     const std::string name = element < 0 ? rroot.name : rroot.name + "#" + std::to_string(k);
     const bool proven = covered.contains(element) || (element <= 0 && covered.contains(0)) ||
                         (element < 0 && covered.contains(-1));
@@ -136,15 +135,17 @@ ProofCheckReport check_result(const verify::CheckResult& r, const ir::Module& re
     if (!proven && !unmatched) ++missing;
   }
   const std::string claimed(verify::verdict_name(r.verdict));
+  bool sends_out = false;
   for (const ir::Module* m : {&ref, &dist}) {
     // Values sent out of a program (an outfeed) are behaviour no goal covers.
-    if (const auto at = ir::first_output_effect(m->entry()); at && claimed == "equivalent") {
+    const auto at = ir::first_output_effect(m->entry());
+    if (at && claimed == "equivalent") {
       return error("the result says equivalent, but " + m->entry()[*at].name +
                    " sends values out of the program, which no goal covers");
     }
+    sends_out = sends_out || at.has_value();
   }
-  const bool all = missing == 0 && !ir::first_output_effect(ref.entry()) &&
-                   !ir::first_output_effect(dist.entry());
+  const bool all = missing == 0 && !sends_out;
   if (claimed == "equivalent" && !all) {
     return error("the result says equivalent, but " + std::to_string(missing) +
                  " reference output(s) have no proven goal");

@@ -294,9 +294,8 @@ void Checker::decide_goals() {
   std::vector<bool> used(dist_out.size(), false);
   // Elements that carry no values (tokens, empty tuples) are nothing to prove.
   auto no_values = [](const ir::Instruction& root, size_t i) {
-    if (!root.type.is_tuple() || i >= root.type.elements().size()) return false;
-    const ir::Type& t = root.type.elements()[i];
-    return t.is_token() || (t.is_tuple() && t.elements().empty());
+    return root.type.is_tuple() && i < root.type.elements().size() &&
+           ir::carries_no_values(root.type.elements()[i]);
   };
   for (size_t i = 0; i < dist_out.size(); ++i) used[i] = no_values(droot, i);
   for (size_t i = 0; i < ref_out.size(); ++i) {

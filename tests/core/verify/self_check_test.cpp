@@ -31,6 +31,14 @@ bool communicates(const ir::Module& m) {
   return false;
 }
 
+/// The independent checker accepts the proof of `r`, module `b` checked against itself.
+void check_proof_accepted(const test::BulkModule& b, const verify::CheckResult& r) {
+  const auto report = proofcheck::check_proof({b.label, b.text, b.label, b.text, r});
+  REQUIRE(report);
+  INFO(report->why);
+  CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -51,11 +59,7 @@ TEST_CASE(
     CHECK(r->verdict != verify::Verdict::kDivergent);
     if (r->verdict == verify::Verdict::kEquivalent) {
       ++equivalent;
-      // Its proof re-checks by the independent checker.
-      const auto report = proofcheck::check_proof({b.label, b.text, b.label, b.text, *r});
-      REQUIRE(report);
-      INFO(report->why);
-      CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+      check_proof_accepted(b, *r);
       continue;
     }
     std::string why;
@@ -97,10 +101,7 @@ TEST_CASE(
     ++checked;
     if (r->verdict == verify::Verdict::kEquivalent) {
       ++proven;
-      const auto report = proofcheck::check_proof({b.label, b.text, b.label, b.text, *r});
-      REQUIRE(report);
-      INFO(report->why);
-      CHECK(report->outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+      check_proof_accepted(b, *r);
     }
     if (r->verdict == verify::Verdict::kDivergent) {
       REQUIRE(r->divergence);
