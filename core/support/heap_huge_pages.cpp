@@ -1,0 +1,50 @@
+#include "support/heap_huge_pages.h"
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace scalify::support {
+
+bool use_huge_pages_for_heap(size_t reserve) {
+#if defined(__linux__) && defined(__GLIBC__)
+  constexpr size_t kHugePage = size_t{2} << 20;
+  constexpr int kDefaultTopPad = 128 << 10;  // glibc's M_TOP_PAD default
+  if (reserve < 2 * kHugePage || reserve > (size_t{1} << 30)) return false;
+  // Blocks up to 32 MB (glibc's largest threshold) from the heap: a growing vector's old
+  // buffer is then reused rather than unmapped.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Never trim the top: a heap that shrank and grew again would grow without the advice.
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * reserve));
+  // Grow the heap once by `reserve` and advise what it added: with a top pad of `reserve`, the
+  // first block the free memory cannot serve grows it (blocks of 1 MB, held until it has).
+  const auto brk_now = [] { return reinterpret_cast<uintptr_t>(sbrk(0)); };
+  const uintptr_t before = brk_now();
+  mallopt(M_TOP_PAD, static_cast<int>(reserve));
+  std::array<void*, 64> probes{};
+  size_t held = 0;
+  while (held < probes.size() && brk_now() - before < reserve) {
+    probes[held] = std::malloc(size_t{1} << 20);
+    if (probes[held] == nullptr) break;
+    ++held;
+  }
+  const uintptr_t after = brk_now();
+  for (size_t i = 0; i < held; ++i) std::free(probes[i]);
+  mallopt(M_TOP_PAD, kDefaultTopPad);  // and back to growing in small steps
+  if (after < before || after - before < reserve) return false;  // it could not grow
+  const uintptr_t low = (before + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t high = after & ~(kHugePage - 1);
+  return madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE) == 0;
+#else
+  (void)reserve;
+  return false;
+#endif
+}
+
+}  // namespace scalify::support
