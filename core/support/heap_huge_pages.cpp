@@ -1,6 +1,5 @@
 #include "support/heap_huge_pages.h"
 
-#include <array>
 #include <cstdint>
 #include <cstdlib>
 
@@ -22,22 +21,19 @@ bool use_huge_pages_for_heap(size_t reserve) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   // Never trim the top: a heap that shrank and grew again would grow without the advice.
   mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * reserve));
-  // Grow the heap once by `reserve` and advise what it added: with a top pad of `reserve`, the
-  // first block the free memory cannot serve grows it (blocks of 1 MB, held until it has).
+  // Grow the heap once by `reserve` and advise what it added: with a top pad of `reserve` and
+  // no block mapped on its own, a block larger than all the free memory grows it.
   const auto brk_now = [] { return reinterpret_cast<uintptr_t>(sbrk(0)); };
   const uintptr_t before = brk_now();
+  constexpr int kDefaultMmapMax = 65536;  // glibc's M_MMAP_MAX default
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TOP_PAD, static_cast<int>(reserve));
-  std::array<void*, 64> probes{};
-  size_t held = 0;
-  while (held < probes.size() && brk_now() - before < reserve) {
-    probes[held] = std::malloc(size_t{1} << 20);
-    if (probes[held] == nullptr) break;
-    ++held;
-  }
+  void* probe = std::malloc(mallinfo2().fordblks + (size_t{1} << 20));
   const uintptr_t after = brk_now();
-  for (size_t i = 0; i < held; ++i) std::free(probes[i]);
+  std::free(probe);
   mallopt(M_TOP_PAD, kDefaultTopPad);  // and back to growing in small steps
-  if (after < before || after - before < reserve) return false;  // it could not grow
+  mallopt(M_MMAP_MAX, kDefaultMmapMax);
+  if (probe == nullptr || after < before || after - before < reserve) return false;
   const uintptr_t low = (before + kHugePage - 1) & ~(kHugePage - 1);
   const uintptr_t high = after & ~(kHugePage - 1);
   return madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE) == 0;
