@@ -9,15 +9,22 @@ namespace scalify::verify {
 
 namespace {
 
+/// A parameter `node` depends on, and how many def-use hops away.
+struct Upstream {
+  ir::InstrId param;
+  size_t hops;
+};
+
 /// The distributed parameters `node` depends on, nearest first (breadth-first upstream).
-std::vector<ir::InstrId> parameters_upstream(const ir::Computation& comp, ir::InstrId node) {
-  std::vector<ir::InstrId> out, queue{node};
+std::vector<Upstream> parameters_upstream(const ir::Computation& comp, ir::InstrId node) {
+  std::vector<Upstream> out;
+  std::vector<Upstream> queue{{node, 0}};
   std::unordered_set<ir::InstrId> seen{node};
   for (size_t i = 0; i < queue.size(); ++i) {
-    const ir::InstrId id = queue[i];
-    if (comp[id].opcode == ir::Opcode::kParameter) out.push_back(id);
+    const auto [id, hops] = queue[i];
+    if (comp[id].opcode == ir::Opcode::kParameter) out.push_back({id, hops});
     for (ir::InstrId o : comp[id].operands) {
-      if (seen.insert(o).second) queue.push_back(o);
+      if (seen.insert(o).second) queue.push_back({o, hops + 1});
     }
   }
   return out;
@@ -170,20 +177,31 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     if (!node) break;
     // The parameters the divergent node depends on, nearest first, that have another candidate.
     std::vector<size_t> movable;
-    for (ir::InstrId param : parameters_upstream(comp, *node)) {
+    std::vector<size_t> hops;  // of each movable parameter
+    for (const Upstream& u : parameters_upstream(comp, *node)) {
       size_t p = 0;
-      while (p < candidates.parameters.size() && candidates.parameters[p].dist != param) ++p;
-      if (p < candidates.parameters.size() && next_of(p, choice[p])) movable.push_back(p);
+      while (p < candidates.parameters.size() && candidates.parameters[p].dist != u.param) ++p;
+      if (p < candidates.parameters.size() && next_of(p, choice[p])) {
+        movable.push_back(p);
+        hops.push_back(u.hops);
+      }
     }
-    // Every single change, keeping the one that gets furthest (a proof ends the search); then,
+    // Single changes, nearest first, keeping the one that gets furthest among the nearest that
+    // help (a proof ends the search; a farther parameter is tried only when no nearer one
+    // helps: what feeds the divergent node most directly is what its reason is about); then,
     // if none helps, two of the nearest together (two operands whose shards only line up when
     // both move to another axis of the same size).
     std::optional<Trial> pick;
+    size_t pick_hops = 0;
     for (size_t i = 0; i < movable.size() && attempts < max_attempts; ++i) {
+      if (pick && hops[i] > pick_hops) break;
       std::vector<size_t> trial = choice;
       trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
       Trial t = run_trial(std::move(trial), {movable[i]});
-      if (better(t, pick ? pick->result : best)) pick = std::move(t);
+      if (better(t, pick ? pick->result : best)) {
+        pick = std::move(t);
+        pick_hops = hops[i];
+      }
       if (pick && pick->result.verdict == Verdict::kEquivalent) break;
     }
     constexpr size_t kNearest = 4;

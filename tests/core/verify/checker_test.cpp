@@ -135,6 +135,20 @@ TEST_CASE("a mean over unequal shards is not proven without the balanced-count a
         Verdict::kEquivalent);
 }
 
+TEST_CASE("the bijection search tries the parameters nearest a divergence first", "[verify]") {
+  // GPT-2 tp2 needs two loader contracts, found one divergence after the other (each bias added
+  // before its all-reduce is a partial sum): the bias feeding the divergent add is the nearest
+  // parameter, and is tried before the weights behind the dot.
+  const ir::Module ref = read("gpt2_decode_tp1.hlo"), dist = read("gpt2_decode_tp2.hlo");
+  for (size_t attempts : {3, 24}) {
+    verify::CheckRequest request;
+    request.max_attempts = attempts;
+    auto r = verify::check(ref, dist, request);
+    REQUIRE(r);
+    CHECK(r->verdict == Verdict::kEquivalent);
+  }
+}
+
 TEST_CASE("BERT fwd+bwd tp1 vs tp2: equivalent, one head per rank, dropout by assumption",
           "[verify]") {
   // Each rank holds one of the two heads and drops the head dim from its shapes: its scores,
