@@ -135,6 +135,93 @@ TEST_CASE("a mean over unequal shards is not proven without the balanced-count a
         Verdict::kEquivalent);
 }
 
+/// A training step of a classifier head over a batch of `batch` (ReLU, then a linear layer,
+/// log-softmax and a cross entropy weighted by `y`, averaged over the batch's weight), returning
+/// the updated weight and the hidden layer's gradient times the rate. `data_parallel`: one
+/// rank's program, which averages over its own shard, all-reduces the gradients and halves
+/// them (torch-xla's data parallelism over two ranks). `average` is that halving's constant.
+std::string training_step(int batch, bool data_parallel, const std::string& average = "0.5") {
+  const std::string b = std::to_string(batch);
+  std::string t =
+      "HloModule step\nsum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY step {\n";
+  auto line = [&](const std::string& l) { t += "  " + l + "\n"; };
+  line("h = f32[" + b + ",2] parameter(0)");
+  line("w = f32[2,3] parameter(1)");
+  line("y = f32[" + b + ",3] parameter(2)");
+  line("lr = f32[] parameter(3)");
+  line("zero = f32[] constant(0)");
+  line("one = f32[] constant(1)");
+  line("zeros_h = f32[" + b + ",2] broadcast(zero), dimensions={}");
+  line("act = f32[" + b + ",2] maximum(h, zeros_h)");
+  line("logits = f32[" + b + ",3] dot(act, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+  line("e = f32[" + b + ",3] exponential(logits)");
+  line("se = f32[" + b + "] reduce(e, zero), dimensions={1}, to_apply=sum");
+  line("lse = f32[" + b + "] log(se)");
+  line("lse_b = f32[" + b + ",3] broadcast(lse), dimensions={0}");
+  line("logsm = f32[" + b + ",3] subtract(logits, lse_b)");
+  // The loss's gradient: -y over the (shard's) total weight, guarded against 0 as torch does.
+  line("count = f32[] reduce(y, zero), dimensions={0,1}, to_apply=sum");
+  line("nonzero = pred[] compare(count, zero), direction=NE");
+  line("divisor = f32[] select(nonzero, count, one)");
+  line("divisor_b = f32[" + b + ",3] broadcast(divisor), dimensions={}");
+  line("ny = f32[" + b + ",3] negate(y)");
+  line("g = f32[" + b + ",3] divide(ny, divisor_b)");
+  // Log-softmax's backward pass, the weight's gradient, ReLU's backward pass.
+  line("gsum = f32[" + b + "] reduce(g, zero), dimensions={1}, to_apply=sum");
+  line("gsum_b = f32[" + b + ",3] broadcast(gsum), dimensions={0}");
+  line("p = f32[" + b + ",3] exponential(logsm)");
+  line("pg = f32[" + b + ",3] multiply(p, gsum_b)");
+  line("gl = f32[" + b + ",3] subtract(g, pg)");
+  line("gw = f32[2,3] dot(act, gl), lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  line("gh = f32[" + b + ",2] dot(gl, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}");
+  line("positive = pred[" + b + ",2] compare(h, zeros_h), direction=GT");
+  line("gh2 = f32[" + b + ",2] select(positive, gh, zeros_h)");
+  line("gb = f32[2] reduce(gh2, zero), dimensions={0}, to_apply=sum");
+  std::string gw = "gw", gb = "gb";
+  if (data_parallel) {
+    line("gw_all = f32[2,3] all-reduce(gw), replica_groups={{0,1}}, to_apply=sum");
+    line("gb_all = f32[2] all-reduce(gb), replica_groups={{0,1}}, to_apply=sum");
+    line("average = f32[] constant(" + average + ")");
+    line("rate = f32[] multiply(lr, average)");
+    gw = "gw_all";
+    gb = "gb_all";
+  } else {
+    line("rate = f32[] copy(lr)");
+  }
+  line("rate_w = f32[2,3] broadcast(rate), dimensions={}");
+  line("step_w = f32[2,3] multiply(" + gw + ", rate_w)");
+  line("w_new = f32[2,3] subtract(w, step_w)");
+  line("rate_b = f32[2] broadcast(rate), dimensions={}");
+  line("step_b = f32[2] multiply(" + gb + ", rate_b)");
+  line("ROOT out = (f32[2,3], f32[2]) tuple(w_new, step_b)");
+  return t + "}\n";
+}
+
+TEST_CASE(
+    "a shard-averaged gradient through log-softmax and ReLU is proven under the balanced "
+    "count, and a missing average is not",
+    "[verify]") {
+  // Each rank divides its gradient by its own shard's weight, twice the reference's per-item
+  // gradient when the shards weigh alike; the scale must be followed through log-softmax's and
+  // ReLU's backward passes (broadcast-scaled, select-scaled-then) to the halving after the
+  // all-reduce.
+  const ir::Module ref = test::parse_module(training_step(4, false), "ref.hlo");
+  const ir::Module dist = test::parse_module(training_step(2, true), "dist.hlo");
+  const auto r = check(ref, dist);
+  REQUIRE(r.verdict == Verdict::kEquivalent);
+  CHECK(std::all_of(r.goals.begin(), r.goals.end(), [](const auto& g) { return g.proven; }));
+  std::string assumed;
+  for (const auto& a : r.assumptions) assumed += a.dist + ": " + a.why + "\n";
+  CHECK_THAT(assumed, Catch::Contains("count: the partial sum 'count' is the same on every rank"));
+  // Summing the ranks' gradients without halving them doubles the step.
+  const ir::Module summed = test::parse_module(training_step(2, true, "1"), "dist.hlo");
+  const auto s = check(ref, summed);
+  CHECK(s.verdict == Verdict::kDivergent);
+  REQUIRE(s.divergence);
+  CHECK(s.divergence->dist_node == "step_w");
+}
+
 TEST_CASE("the bijection search tries the parameters nearest a divergence first", "[verify]") {
   // GPT-2 tp2 needs two loader contracts, found one divergence after the other (each bias added
   // before its all-reduce is a partial sum): the bias feeding the divergent add is the nearest
