@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "eval/literal.h"
 #include "ir/data_view.h"
 #include "proofcheck/layout_steps.h"
 #include "proofcheck/rank_offsets.h"
@@ -216,6 +217,81 @@ FactCheck FactChecker::slice_by_rank(const DerivedFact& f, const ir::Instruction
            mesh_.name(shard->second) + "), not " + f.layout.to_string(mesh_);
   }
   return *known_[f.premises[0]];
+}
+
+/// select(p, a, b) with p the same for every element of a device and computed from its number:
+/// the operand every device picks, or, when the devices of one coordinate of one mesh axis pick
+/// a and the others zeros, a partial sum over that axis of the reference value a holds there (a
+/// replicated a, or a padded shard whose first block is the whole reference).
+FactCheck FactChecker::select_by_rank(const DerivedFact& f, const ir::Instruction& instr) {
+  const ir::Computation& d = dist_.entry();
+  if (instr.opcode != ir::Opcode::kSelect || instr.operands.size() != 3 || f.premises.size() != 1) {
+    return Failure("not a select with one premise");
+  }
+  // The predicate, through broadcasts of a scalar.
+  ir::InstrId p = instr.operands[0];
+  while (d[p].opcode == ir::Opcode::kBroadcast && d[p].operands.size() == 1 &&
+         d[d[p].operands[0]].type.rank() == 0) {
+    p = d[p].operands[0];
+  }
+  const int64_t devices = mesh_.device_count();
+  const auto picks = device_values(dist_, p, devices);
+  if (!picks) return Failure("its predicate is not computed from the device number");
+  const DerivedFact& from = premise(f, 0);
+  const size_t a_count = static_cast<size_t>(std::count(picks->begin(), picks->end(), 1));
+  if (a_count == 0 || a_count == picks->size()) {
+    const ir::InstrId picked = instr.operands[a_count == 0 ? 2 : 1];
+    if (from.dist != d[picked].name || from.element != -1 || !(from.layout == f.layout)) {
+      return std::string("every device picks operand ") + (a_count == 0 ? "2" : "1") +
+             ": the fact is that operand's, in its layout";
+    }
+    return *known_[f.premises[0]];
+  }
+  // Zeros: a zero scalar constant, perhaps broadcast, reshaped, converted or copied.
+  ir::InstrId z = instr.operands[2];
+  while ((d[z].opcode == ir::Opcode::kBroadcast || d[z].opcode == ir::Opcode::kReshape ||
+          d[z].opcode == ir::Opcode::kConvert || d[z].opcode == ir::Opcode::kCopy) &&
+         d[z].operands.size() == 1) {
+    z = d[z].operands[0];
+  }
+  bool zero = false;
+  if (d[z].opcode == ir::Opcode::kConstant && d[z].type.rank() == 0) {
+    const auto value = eval::parse_literal(d[z].literal, d[z].type);
+    zero = value && !value->is_tuple() && value->tensor().data.front() == 0.0;
+  }
+  if (!zero) {
+    return Failure("the devices that do not pick operand 1 must get zeros");
+  }
+  if (from.dist != d[instr.operands[1]].name || from.element != -1 || from.layout.has_partial()) {
+    return Failure("the premise is not a fact of operand 1 without partial sums");
+  }
+  for (size_t axis = 0; axis < mesh_.rank(); ++axis) {
+    for (int64_t c = 0; c < mesh_.size(axis); ++c) {
+      bool these = true;
+      for (int64_t dev = 0; dev < devices && these; ++dev) {
+        these = ((*picks)[static_cast<size_t>(dev)] == 1) == (mesh_.coordinate(dev, axis) == c);
+      }
+      if (!these) continue;
+      const verify::AxisLayout& on = from.layout.axes[axis];
+      const ir::Type& a = d[instr.operands[1]].type;
+      const bool whole_first_block = on.is_shard() && c == 0 && on.full >= 0 &&
+                                     on.full == a.dim(on.dim) &&
+                                     from.layout.split(on.dim, mesh_) == mesh_.size(axis);
+      if (!on.is_rep() && !whole_first_block) {
+        return Failure("operand 1 is neither replicated on " + mesh_.name(axis) +
+                       " nor a padded shard whose first block is the reference");
+      }
+      verify::Layout expected = from.layout;
+      expected.axes[axis] = verify::AxisLayout::partial(verify::ReduceOp::kSum);
+      if (!(f.layout == expected)) {
+        return "the ranks of " + mesh_.name(axis) + " coordinate " + std::to_string(c) +
+               " keep operand 1, the others zeros: " + expected.to_string(mesh_) + ", not " +
+               f.layout.to_string(mesh_);
+      }
+      return *known_[f.premises[0]];
+    }
+  }
+  return Failure("the devices picking operand 1 are not one coordinate of one mesh axis");
 }
 
 FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& instr,
@@ -511,6 +587,7 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     return *known_[f.premises[0]];
   }
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
+  if (rule == "select-by-rank") return select_by_rank(f, instr);
   if (rule == "while-induction" || rule == "conditional-branches") return control_flow(f, instr);
   if (rule == "view") {
     // The same value seen as a shard along another dim: of the premise's term with the

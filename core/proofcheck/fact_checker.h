@@ -60,6 +60,7 @@ class FactChecker {
   FactCheck collective(const verify::DerivedFact& f, const ir::Instruction& instr,
                        const verify::DerivedFact& p);
   FactCheck slice_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
+  FactCheck select_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// Rule `view`: premise p's shard moved to another dim (its block index moved along).
   FactCheck moved_block(const verify::DerivedFact& p, const verify::DerivedFact& f);
   FactCheck all_to_all(const verify::DerivedFact& f, const ir::Instruction& instr,

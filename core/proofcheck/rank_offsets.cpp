@@ -5,6 +5,7 @@
 #include <string>
 
 #include "eval/literal.h"
+#include "ir/partition_id.h"
 
 namespace scalify::proofcheck {
 
@@ -48,6 +49,39 @@ struct Evaluator {
         const bool replicas = module.replica_count() == devices && module.num_partitions() == 1;
         if (!(i.opcode == Opcode::kPartitionId ? partitions : replicas)) return std::nullopt;
         for (int64_t d = 0; d < devices; ++d) out[static_cast<size_t>(d)] = d;
+        return out;
+      }
+      case Opcode::kParameter: {
+        // torch-xla on Neuron passes the partition id as a parameter of that name.
+        if (!ir::is_partition_id_parameter(i)) return std::nullopt;
+        for (int64_t d = 0; d < devices; ++d) out[static_cast<size_t>(d)] = d;
+        return out;
+      }
+      case Opcode::kCompare: {
+        // 1 where the comparison holds, 0 elsewhere (both sides integers).
+        const auto* direction = i.get<ir::Word>("direction");
+        if (!direction || i.operands.size() != 2 ||
+            !ir::is_integer(module.entry()[i.operands[0]].type.dtype())) {
+          return std::nullopt;
+        }
+        auto a = of(i.operands[0]);
+        auto b = a ? of(i.operands[1]) : std::nullopt;
+        if (!b) return std::nullopt;
+        const std::string& dir = direction->text;
+        if (dir != "EQ" && dir != "NE" && dir != "LT" && dir != "LE" && dir != "GT" &&
+            dir != "GE") {
+          return std::nullopt;
+        }
+        for (size_t d = 0; d < out.size(); ++d) {
+          const int64_t x = (*a)[d], y = (*b)[d];
+          const bool holds = dir == "EQ"   ? x == y
+                             : dir == "NE" ? x != y
+                             : dir == "LT" ? x < y
+                             : dir == "LE" ? x <= y
+                             : dir == "GT" ? x > y
+                                           : x >= y;
+          out[d] = holds ? 1 : 0;
+        }
         return out;
       }
       case Opcode::kConvert:
@@ -118,7 +152,9 @@ struct Evaluator {
 
 std::optional<std::vector<int64_t>> device_values(const ir::Module& module, ir::InstrId id,
                                                   int64_t devices) {
-  if (!ir::is_integer(module.entry()[id].type.dtype())) return std::nullopt;
+  const ir::Instruction& i = module.entry()[id];
+  const bool predicate = i.opcode == ir::Opcode::kCompare && i.type.dtype() == ir::DType::kPred;
+  if (!ir::is_integer(i.type.dtype()) && !predicate) return std::nullopt;
   return Evaluator{module, devices}.of(id);
 }
 

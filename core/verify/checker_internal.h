@@ -103,6 +103,7 @@ class Checker {
   int likeness(ClassId term) const;
   void random_as_assumption(const ir::Instruction& instr, Fact& f) const;
   bool lift_slice_by_rank(InstrId id);
+  bool lift_select_by_rank(InstrId id);
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
   void offer_dot_moves(InstrId user);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ir/partition_id.h"
 #include "verify/checker_internal.h"
 #include "verify/factor_signature.h"
 
@@ -72,6 +73,7 @@ void Checker::lift_instruction(InstrId id) {
   // (rank_values), not related to the reference.
   if (rank_values_[static_cast<size_t>(id)]) return;
   if (instr.opcode == ir::Opcode::kDynamicSlice && lift_slice_by_rank(id)) return;
+  if (instr.opcode == ir::Opcode::kSelect && lift_select_by_rank(id)) return;
   // Known operands: all of them, or (a tuple collective, element by element) at least one.
   auto known = [&](InstrId o) {
     const auto& in = facts_of_[static_cast<size_t>(o)];
@@ -284,6 +286,112 @@ bool Checker::lift_slice_by_rank(InstrId id) {
     refuse(id, NoLift{"its offsets take each rank's slice of dimension " + std::to_string(*dim) +
                           ", but operand 0 is not replicated",
                       true});
+  }
+  return true;
+}
+
+namespace {
+
+/// Whether `id` is zeros: a zero scalar constant, or a broadcast (or reshape, convert, copy)
+/// of one.
+bool is_zeros(const ir::Computation& comp, InstrId id) {
+  for (int hops = 0; hops < 8; ++hops) {
+    const ir::Instruction& i = comp[id];
+    if (auto v = scalar_value(i)) return *v == 0.0;
+    const bool passes = i.opcode == ir::Opcode::kBroadcast || i.opcode == ir::Opcode::kReshape ||
+                        i.opcode == ir::Opcode::kConvert || i.opcode == ir::Opcode::kCopy;
+    if (!passes || i.operands.size() != 1) return false;
+    id = i.operands[0];
+  }
+  return false;
+}
+
+}  // namespace
+
+/// `select(p, a, b)` whose predicate is the same for every element of a rank but depends on
+/// the rank (a scalar compare of partition-id, perhaps broadcast): each rank holds a or b.
+/// When all pick the same operand, the result is that operand. When the ranks of one
+/// coordinate on one mesh axis pick a and the others zeros, the result is a partial sum over
+/// that axis of what a is on those ranks: a replicated value, or a padded shard whose first
+/// block is the whole reference (torch-xla's FSDP gathers a one-row weight so: rank 0 keeps
+/// it, the others zeros, then an all-reduce). True when it applied.
+bool Checker::lift_select_by_rank(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  if (instr.operands.size() != 3 || !instr.type.is_array()) return false;
+  InstrId p = instr.operands[0];
+  for (int hops = 0; hops < 8 && !rank_values_[static_cast<size_t>(p)]; ++hops) {
+    const ir::Instruction& b = comp[p];
+    const auto* dims = b.get<ir::DimList>("dimensions");
+    if (b.opcode != ir::Opcode::kBroadcast || b.operands.size() != 1 ||
+        comp[b.operands[0]].type.rank() != 0 || (dims && !dims->empty())) {
+      break;
+    }
+    p = b.operands[0];
+  }
+  const auto& picks = rank_values_[static_cast<size_t>(p)];
+  if (!picks) return false;
+  const int64_t devices = mesh_.device_count();
+  auto picks_a = [&](int64_t d) { return (*picks)[static_cast<size_t>(d)] != 0; };
+  bool all_a = true, all_b = true;
+  for (int64_t d = 0; d < devices; ++d) (picks_a(d) ? all_b : all_a) = false;
+  if (all_a || all_b) {
+    const InstrId from = instr.operands[all_a ? 1 : 2];
+    for (uint32_t f : facts_of_[static_cast<size_t>(from)][0]) {
+      Fact fact;
+      fact.layout = facts_[f].layout;
+      fact.ref = facts_[f].ref;
+      fact.anchored = facts_[f].anchored;
+      fact.rule = "select-by-rank";
+      fact.premises = {f};
+      add_fact(id, 0, std::move(fact));
+    }
+    return true;
+  }
+  // The axis and coordinate whose ranks pick a.
+  std::optional<std::pair<size_t, int64_t>> chosen;
+  for (size_t a = 0; a < mesh_.rank() && !chosen; ++a) {
+    for (int64_t c = 0; c < mesh_.size(a) && !chosen; ++c) {
+      bool matches = true;
+      for (int64_t d = 0; d < devices && matches; ++d) {
+        matches = picks_a(d) == (mesh_.coordinate(d, a) == c);
+      }
+      if (matches) chosen = std::pair{a, c};
+    }
+  }
+  if (!chosen || !is_zeros(comp, instr.operands[2])) {
+    refuse(id, NoLift{"the ranks pick its operands by their number, other than one coordinate "
+                      "of one mesh axis keeping operand 1 and the others zeros",
+                      true});
+    return true;
+  }
+  const auto [axis, coordinate] = *chosen;
+  const ir::Type& a_type = comp[instr.operands[1]].type;
+  bool lifted = false;
+  for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[1])][0]) {
+    const Layout& l = facts_[f].layout;
+    if (l.has_partial()) continue;  // a part of a sum kept on some ranks only: not modelled
+    const AxisLayout& on = l.axes[axis];
+    // A padded shard whose first block is the whole reference: that block is the reference.
+    const bool first_block_whole = on.is_shard() && coordinate == 0 && on.full >= 0 &&
+                                   on.full == a_type.dim(on.dim) &&
+                                   l.split(on.dim, mesh_) == mesh_.size(axis);
+    if (!on.is_rep() && !first_block_whole) continue;
+    Fact fact;
+    fact.layout = l;
+    fact.layout.axes[axis] = AxisLayout::partial(ReduceOp::kSum);
+    fact.ref = facts_[f].ref;
+    fact.anchored = facts_[f].anchored;
+    fact.rule = "select-by-rank";
+    fact.premises = {f};
+    lifted = add_fact(id, 0, std::move(fact)) || lifted;
+  }
+  if (!lifted && !facts_of_[static_cast<size_t>(instr.operands[1])][0].empty()) {
+    refuse(id,
+           NoLift{"the ranks of " + mesh_.name(axis) + " coordinate " + std::to_string(coordinate) +
+                      " keep operand 1 and the others zeros, but operand 1 is neither "
+                      "replicated nor a padded shard whose first block is the reference",
+                  true});
   }
   return true;
 }
@@ -785,6 +893,14 @@ void Checker::offer_output_moves() {
 void Checker::propagate() {
   const ir::Computation& comp = dist_.entry();
   rank_values_ = rank_values(dist_, comp, mesh_);
+  for (InstrId p : comp.parameters()) {
+    if (p >= 0 && ir::is_partition_id_parameter(comp[p]) && rank_values_[static_cast<size_t>(p)]) {
+      result_.notes.push_back(comp[p].name +
+                              " is read as the device's partition id (an integer parameter of "
+                              "that name, as torch-xla on Neuron passes it): the runtime must "
+                              "pass each device its number");
+    }
+  }
   if (options_.balanced_partials) find_divisors();
   auto order = comp.topological_order();
   if (!order) return;

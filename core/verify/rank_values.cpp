@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/integer_fold.h"
+#include "ir/partition_id.h"
 
 namespace scalify::verify {
 
@@ -38,6 +39,32 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
         PerDevice v(static_cast<size_t>(n), 0);
         for (int64_t d = 0; d < n && numbered; ++d) v[static_cast<size_t>(d)] = d;
         out = v;
+        break;
+      }
+      case Opcode::kParameter:
+        if (ir::is_partition_id_parameter(instr)) {
+          PerDevice v(static_cast<size_t>(n));
+          for (int64_t d = 0; d < n; ++d) v[static_cast<size_t>(d)] = d;
+          out = v;
+        }
+        break;
+      case Opcode::kCompare: {
+        // A per-device predicate (1 or 0): which ranks a select picks an operand on.
+        if (instr.operands.size() != 2 || !one_element(instr.type) || !value(0) || !value(1)) {
+          break;
+        }
+        const ir::DType a = comp[instr.operands[0]].type.dtype();
+        const ir::DType b = comp[instr.operands[1]].type.dtype();
+        PerDevice v(static_cast<size_t>(n));
+        bool ok = true;
+        for (size_t d = 0; d < v.size() && ok; ++d) {
+          const std::optional<ir::IntScalar> operands[] = {ir::IntScalar{(*value(0))[d], a},
+                                                           ir::IntScalar{(*value(1))[d], b}};
+          const auto r = ir::fold_integer(instr, operands);
+          ok = r.has_value();
+          if (ok) v[d] = r->value;
+        }
+        if (ok) out = v;
         break;
       }
       case Opcode::kConstant:
@@ -89,7 +116,8 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
   std::vector<bool> depends(comp.size(), false);
   for (ir::InstrId id : *order) {
     const ir::Instruction& instr = comp[id];
-    bool d = instr.opcode == Opcode::kPartitionId || instr.opcode == Opcode::kReplicaId;
+    bool d = instr.opcode == Opcode::kPartitionId || instr.opcode == Opcode::kReplicaId ||
+             ir::is_partition_id_parameter(instr);
     for (ir::InstrId o : instr.operands) d = d || depends[static_cast<size_t>(o)];
     depends[static_cast<size_t>(id)] = d;
   }

@@ -1,6 +1,6 @@
 // Integer scalars whose value depends only on the rank: `partition-id`, table lookups indexed by
-// it, and arithmetic on them, evaluated for every device. XLA's SPMD partitioner slices a
-// replicated value into shards with `dynamic-slice(x, offset(partition-id))`; these values are
+// it, arithmetic and comparisons on them, evaluated for every device. XLA's SPMD partitioner slices
+// a replicated value into shards with `dynamic-slice(x, offset(partition-id))`; these values are
 // what lets the checker read such a slice as a shard.
 #pragma once
 
@@ -17,8 +17,9 @@ namespace scalify::verify {
 using PerDevice = std::vector<int64_t>;
 
 /// The per-device values of every integer scalar (or one-element array) of `comp` computed from
-/// partition-id / replica-id (and constants); nullopt elsewhere, constants included. Indexed by
-/// InstrId.
+/// partition-id / replica-id or a parameter named partition-id (ir/partition_id.h), and of every
+/// comparison of such values (1 where it holds, 0 elsewhere); nullopt elsewhere, constants
+/// included. Indexed by InstrId.
 ///
 ///   // pid = u32[] partition-id(); t = s32[2] constant({0, 64});
 ///   // o = s32[] reshape(s32[1] dynamic-slice(t, pid), dynamic_slice_sizes={1})

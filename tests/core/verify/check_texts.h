@@ -39,4 +39,13 @@ inline proofcheck::ProofCheckReport recheck(const std::string& ref, const std::s
   return *report;
 }
 
+/// Requires `proof verify`'s checker to accept result `r` of checking `dist` against `ref`,
+/// showing its reason when it does not.
+inline void check_proof_accepted(const std::string& ref, const std::string& dist,
+                                 const verify::CheckResult& r) {
+  const proofcheck::ProofCheckReport report = recheck(ref, dist, r);
+  INFO(report.why);
+  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
+}
+
 }  // namespace scalify::test

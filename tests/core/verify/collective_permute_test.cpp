@@ -37,12 +37,6 @@ std::string partial_permuted(const std::string& pairs) {
 )";
 }
 
-void proof_accepted(const std::string& dist, const verify::CheckResult& r) {
-  const proofcheck::ProofCheckReport report = test::recheck(kRef, dist, r);
-  INFO(report.why);
-  CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
-}
-
 }  // namespace
 
 TEST_CASE("collective-permute: partial sums exchanged one-to-one still sum to the reference",
@@ -50,7 +44,7 @@ TEST_CASE("collective-permute: partial sums exchanged one-to-one still sum to th
   const std::string dist = partial_permuted("{{0,1},{1,0}}");
   const verify::CheckResult r = test::check_texts(dist, kRef);
   CHECK(r.verdict == verify::Verdict::kEquivalent);
-  proof_accepted(dist, r);
+  test::check_proof_accepted(kRef, dist, r);
   // Rank 0 receives nothing (it would hold zeros) and rank 1 twice.
   const verify::CheckResult lost = test::check_texts(partial_permuted("{{0,1},{1,1}}"), kRef);
   CHECK(lost.verdict == verify::Verdict::kDivergent);
@@ -82,7 +76,7 @@ ENTRY e {
   REQUIRE(r->goals.size() == 1);
   REQUIRE(r->goals[0].layout);
   CHECK(r->goals[0].layout->to_string(r->mesh) == "shard(1,dp)");
-  proof_accepted(dist, *r);
+  test::check_proof_accepted(kRef, dist, *r);
 }
 
 TEST_CASE("collective-permute: shards passed around a ring are not modelled, and not blamed",
