@@ -7,6 +7,7 @@
 // When it cannot be known from the text, as XLA's verifier does when the counts are unset, the
 // factor is read off the declared result and only divisibility and the other dimensions are
 // checked.
+#include <algorithm>
 #include <variant>
 
 #include "hlo/shape_check_internal.h"
@@ -72,12 +73,24 @@ std::vector<ir::Type> operand_types(const Op& op) {
   return out;
 }
 
+/// Whether every listed replica group has one member: the collective then moves nothing.
+bool singleton_groups(const Op& op) {
+  const ir::ReplicaGroups* rg = op.instr.replica_groups();
+  return rg && !rg->groups.empty() &&
+         std::all_of(rg->groups.begin(), rg->groups.end(),
+                     [](const auto& g) { return g.size() == 1; });
+}
+
 /// The single `dimensions={d}` of all-gather / reduce-scatter / all-to-all, checked against every
-/// operand's rank.
+/// operand's rank. A scalar operand is let through when every group has one member: torch-xla
+/// threads a scalar (its ordering token) through its tuple collectives so, and over groups of one
+/// it comes back as it went in.
 std::variant<int64_t, std::string> collective_dim(const Op& op) {
   const ir::DimList& d = op.instr.dims_attr("dimensions");
   if (d.size() != 1) return say(op, "dimensions=" + show(d) + " must name exactly one dimension");
+  const bool scalars_pass = singleton_groups(op) && op.instr.opcode != Opcode::kAllToAll;
   for (size_t i = 0; i < op.arity(); ++i) {
+    if (scalars_pass && op.operand(i).rank() == 0) continue;
     if (d[0] < 0 || d[0] >= op.operand(i).rank()) {
       return say(op, "dimensions={" + std::to_string(d[0]) + "} is outside operand " +
                          std::to_string(i) + " " + show(op.operand(i)));
@@ -103,6 +116,10 @@ std::variant<std::vector<ir::Type>, std::string> scaled(const Op& op, int64_t di
   std::vector<ir::Type> out;
   for (size_t i = 0; i < op.arity(); ++i) {
     ir::Type t = op.operand(i);
+    if (t.rank() == 0 && shards == 1) {  // a scalar over groups of one (collective_dim)
+      out.push_back(std::move(t));
+      continue;
+    }
     std::vector<int64_t> dims = t.dims();
     int64_t& d = dims[static_cast<size_t>(dim)];
     if (gather) {
@@ -166,8 +183,9 @@ Msg check_all_gather(const Op& op) {
   const ir::Type* out0 =
       start ? (many ? declared_part(op.result(), {1, 0}) : declared_part(op.result(), {1}))
             : (many ? declared_part(op.result(), {0}) : declared_part(op.result(), {}));
-  const int64_t in = op.operand(0).dim(dim);
   std::optional<int64_t> shards = group;
+  if (!shards && singleton_groups(op)) shards = 1;
+  const int64_t in = shards ? 1 : op.operand(0).dim(dim);  // (read only when shards is not)
   if (!shards && in == 0) shards = 1;  // any factor leaves a 0-sized dimension at 0
   if (!shards && out0 && out0->rank() == op.operand(0).rank()) {
     const int64_t out = out0->dim(dim);
@@ -196,8 +214,9 @@ Msg check_reduce_scatter(const Op& op) {
 
   const ir::Type* out0 =
       op.arity() > 1 ? declared_part(op.result(), {0}) : declared_part(op.result(), {});
-  const int64_t in = op.operand(0).dim(dim);
   std::optional<int64_t> shards = group;
+  if (!shards && singleton_groups(op)) shards = 1;
+  const int64_t in = shards ? 1 : op.operand(0).dim(dim);  // (read only when shards is not)
   if (!shards && out0 && out0->rank() == op.operand(0).rank()) {
     const int64_t out = out0->dim(dim);
     if (out <= 0 || in % out != 0) {

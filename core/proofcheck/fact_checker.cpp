@@ -373,6 +373,8 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
       }
       want.axes[a] = AxisLayout::rep();
     }
+  } else if ((gather || op == Opcode::kReduceScatter) && axes->empty()) {
+    // Over groups of one device each gets back what it gave: the layout is kept.
   } else if (gather || op == Opcode::kReduceScatter) {
     const ir::DimList& dims = instr.dims_attr("dimensions");
     if (dims.size() != 1 || axes->size() != 1) {

@@ -27,6 +27,26 @@ std::string_view verdict_name(Verdict v) {
 
 namespace detail {
 
+namespace {
+
+/// An all-reduce, all-gather or reduce-scatter whose every replica group is one device, of as
+/// many operands as it returns values: it returns its operands.
+bool moves_nothing(const ir::Instruction& instr) {
+  using ir::Opcode;
+  const Opcode op = instr.opcode;
+  if (op != Opcode::kAllReduce && op != Opcode::kAllGather && op != Opcode::kReduceScatter) {
+    return false;
+  }
+  const ir::ReplicaGroups* groups = instr.replica_groups();
+  if (!groups || groups->groups.empty()) return false;
+  for (const auto& g : groups->groups) {
+    if (g.size() != 1) return false;
+  }
+  return instr.operands.size() == (instr.type.is_tuple() ? instr.type.elements().size() : 1);
+}
+
+}  // namespace
+
 void Checker::encode_reference() {
   const ir::Computation& entry = ref_.entry();
   ref_values_.assign(entry.size(), {});
@@ -45,6 +65,15 @@ void Checker::encode_reference() {
     }
     if (copies_tuple(entry, instr)) {
       out = ref_values_[static_cast<size_t>(instr.operands[0])];
+      continue;
+    }
+    if (moves_nothing(instr)) {
+      // A collective over groups of one device (torch-xla writes them on one device): each
+      // element is its operand.
+      for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
+        const auto& in = ref_values_[static_cast<size_t>(instr.operands[i])];
+        out[i] = in.size() == 1 ? in[0] : std::nullopt;
+      }
       continue;
     }
     // A loop or branch left after unrolling takes its tuple operands element by element.

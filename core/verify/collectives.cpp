@@ -231,6 +231,15 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   const ir::DimList& dims = instr.dims_attr("dimensions");
   const int32_t d = dims.size() == 1 ? static_cast<int32_t>(dims[0]) : -1;
   if (d < 0) return NoLift{name + " without one dimension"};
+  if (axes->empty()) {  // groups of one device: each gets back what it gave
+    if (scatter && x.layout.has_partial()) {
+      return NoLift{says(x, mesh) + " but " + name +
+                    " runs over groups of one device and does nothing: the partial values are "
+                    "never combined"};
+    }
+    return keep(out, x.ref_type,
+                gather ? "all-gather (no communication)" : "reduce-scatter (no communication)");
+  }
   if (axes->size() != 1) {
     return NoLift{
         name + " over " + std::to_string(axes->size()) + " mesh axes at once is not supported yet",

@@ -35,6 +35,10 @@ const char* const kAdd =
     "add_f32 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
     "  ROOT s = f32[] add(x, y)\n}\n";
 
+const char* const kAddBf16 =
+    "add_bf16 {\n  x = bf16[] parameter(0)\n  y = bf16[] parameter(1)\n"
+    "  ROOT s = bf16[] add(x, y)\n}\n";
+
 }  // namespace
 
 TEST_CASE("shape_check: elementwise unary", "[shape_check]") {
@@ -354,6 +358,22 @@ TEST_CASE("shape_check: all-reduce, all-gather, reduce-scatter", "[shape_check]"
                   "to_apply=add_f32",
               kAdd) ==
         "reduce-scatter: dimension 0 of operand 0 f32[8,16] is not divisible by the group size 3");
+}
+
+TEST_CASE("shape_check: a scalar rides through a gather or scatter over groups of one",
+          "[shape_check]") {
+  // torch-xla threads a scalar through its tuple collectives; over groups of one device the
+  // collective returns its operands, the scalar included. Over larger groups a scalar has no
+  // dimension to gather or scatter.
+  const std::string p = "p = bf16[4,4] parameter(0)\ns = bf16[] parameter(1)\n";
+  CHECK_FALSE(check(p + "ROOT r = (bf16[4,4], bf16[]) reduce-scatter(p, s), "
+                        "replica_groups={{0},{1}}, dimensions={0}, to_apply=add_bf16",
+                    kAddBf16));
+  CHECK_FALSE(check(p + "ROOT r = (bf16[4,4], bf16[]) all-gather(p, s), replica_groups={{0}}, "
+                        "dimensions={0}"));
+  CHECK(check(p + "ROOT r = (bf16[2,4], bf16[]) reduce-scatter(p, s), replica_groups={{0,1}}, "
+                  "dimensions={0}, to_apply=add_bf16",
+              kAddBf16) == "reduce-scatter: dimensions={0} is outside operand 1 bf16[]");
 }
 
 TEST_CASE("shape_check: collective group sizes follow XLA's group modes", "[shape_check]") {

@@ -13,6 +13,20 @@
 
 namespace scalify::test {
 
+/// A reducer for the distributed programs of these tests.
+inline const std::string kSumComputation =
+    "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
+
+/// A reference that a row-parallel program computes: tanh of a matmul.
+inline const std::string kDotTanhRef = R"(HloModule r
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,6] parameter(1)
+  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[4,6] tanh(d)
+}
+)";
+
 /// `check(ref, dist)` with everything inferred, the texts labelled ref.hlo and dist.hlo.
 inline verify::CheckResult check_texts(const std::string& dist, const std::string& ref) {
   auto r = verify::check(parse_module(ref, "ref.hlo"), parse_module(dist, "dist.hlo"), {});

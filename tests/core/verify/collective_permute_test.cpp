@@ -10,17 +10,8 @@
 namespace scalify {
 namespace {
 
-const std::string kSum =
-    "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
-
-const std::string kRef = R"(HloModule r
-ENTRY e {
-  x = f32[4,8] parameter(0)
-  w = f32[8,6] parameter(1)
-  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT t = f32[4,6] tanh(d)
-}
-)";
+const std::string& kSum = test::kSumComputation;
+const std::string& kRef = test::kDotTanhRef;
 
 /// Row-parallel on tp=2 (a partial sum), the partial sums permuted by `pairs` before the
 /// all-reduce.
