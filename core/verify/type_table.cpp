@@ -61,6 +61,14 @@ egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGrap
       (op == "transpose" || op == "reshape" || op == "reverse" || op == "slice")) {
     return kNumber;
   }
+  // A broadcast of a number is a splat: the number again (its element type is its users', which
+  // the broadcast cannot know), or, mapping dimensions a scalar does not have, no value at all.
+  // (Typing it f32 would set it against the bf16 or integer value a rule equates it with.)
+  if (op == "broadcast" && node.children.size() == 1 && all_numbers) {
+    const egraph::AttrValue* dims = vocab.attr(node.payload, "dimensions");
+    const auto* list = dims ? std::get_if<std::vector<int64_t>>(dims) : nullptr;
+    return !dims || (list && list->empty()) ? kNumber : kUntyped;
+  }
   auto typed = rules::check::type_application(op, args, vocab.attrs(node.payload));
   if (const auto* t = std::get_if<ir::Type>(&typed)) {
     // A number stands for a splat of the element type the op computes in (a compare: its

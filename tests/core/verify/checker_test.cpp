@@ -236,6 +236,24 @@ TEST_CASE("the bijection search tries the parameters nearest a divergence first"
   }
 }
 
+TEST_CASE("MNIST data parallel in bf16: rules that broadcast a number keep its type open",
+          "[verify]") {
+  // The corpus pair with every f32 written bf16. A rule's right-hand side that broadcasts a
+  // number (a scalar constant, whose element type is its users') once typed the broadcast f32,
+  // which set it against the bf16 value it was equated with: a refused, "unsound" union that
+  // stopped the check and called this pair divergent.
+  auto in_bf16 = [](const std::string& name) {
+    std::string text = test::read_file(test::corpus_dir() + "/neuron_torchxla/" + name);
+    for (size_t at = text.find("f32"); at != std::string::npos; at = text.find("f32", at)) {
+      text.replace(at, 3, "bf16");
+    }
+    return test::parse_module(text, name);
+  };
+  const auto r = check(in_bf16("mnist_mlp_train_single.hlo"), in_bf16("mnist_mlp_train_dp.hlo"));
+  CHECK(r.verdict == Verdict::kEquivalent);
+  for (const std::string& n : r.notes) CHECK_THAT(n, !Catch::Contains("tried to merge"));
+}
+
 TEST_CASE("BERT fwd+bwd tp1 vs tp2: equivalent, one head per rank, dropout by assumption",
           "[verify]") {
   // Each rank holds one of the two heads and drops the head dim from its shapes: its scores,
