@@ -56,7 +56,9 @@ void Checker::encode_reference() {
     const ir::Instruction& instr = entry[id];
     auto& out = ref_values_[static_cast<size_t>(id)];
     out.assign(element_count(instr.type), std::nullopt);
-    if (instr.opcode == ir::Opcode::kTuple) {
+    // A tuple, and a collective over groups of one device (torch-xla writes them on one
+    // device): each element is its operand.
+    if (instr.opcode == ir::Opcode::kTuple || moves_nothing(instr)) {
       for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
         const auto& in = ref_values_[static_cast<size_t>(instr.operands[i])];
         out[i] = in.size() == 1 ? in[0] : std::nullopt;
@@ -65,15 +67,6 @@ void Checker::encode_reference() {
     }
     if (copies_tuple(entry, instr)) {
       out = ref_values_[static_cast<size_t>(instr.operands[0])];
-      continue;
-    }
-    if (moves_nothing(instr)) {
-      // A collective over groups of one device (torch-xla writes them on one device): each
-      // element is its operand.
-      for (size_t i = 0; i < instr.operands.size() && i < out.size(); ++i) {
-        const auto& in = ref_values_[static_cast<size_t>(instr.operands[i])];
-        out[i] = in.size() == 1 ? in[0] : std::nullopt;
-      }
       continue;
     }
     // A loop or branch left after unrolling takes its tuple operands element by element.

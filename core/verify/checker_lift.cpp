@@ -331,21 +331,23 @@ bool Checker::lift_select_by_rank(InstrId id) {
   }
   const auto& picks = rank_values_[static_cast<size_t>(p)];
   if (!picks) return false;
+  // The select's fact from fact f of an operand: its value, in `layout`.
+  auto derive = [&](uint32_t f, Layout layout) {
+    Fact fact;
+    fact.layout = std::move(layout);
+    fact.ref = facts_[f].ref;
+    fact.anchored = facts_[f].anchored;
+    fact.rule = "select-by-rank";
+    fact.premises = {f};
+    return add_fact(id, 0, std::move(fact));
+  };
   const int64_t devices = mesh_.device_count();
   auto picks_a = [&](int64_t d) { return (*picks)[static_cast<size_t>(d)] != 0; };
   bool all_a = true, all_b = true;
   for (int64_t d = 0; d < devices; ++d) (picks_a(d) ? all_b : all_a) = false;
   if (all_a || all_b) {
     const InstrId from = instr.operands[all_a ? 1 : 2];
-    for (uint32_t f : facts_of_[static_cast<size_t>(from)][0]) {
-      Fact fact;
-      fact.layout = facts_[f].layout;
-      fact.ref = facts_[f].ref;
-      fact.anchored = facts_[f].anchored;
-      fact.rule = "select-by-rank";
-      fact.premises = {f};
-      add_fact(id, 0, std::move(fact));
-    }
+    for (uint32_t f : facts_of_[static_cast<size_t>(from)][0]) derive(f, facts_[f].layout);
     return true;
   }
   // The axis and coordinate whose ranks pick a.
@@ -377,14 +379,9 @@ bool Checker::lift_select_by_rank(InstrId id) {
                                    on.full == a_type.dim(on.dim) &&
                                    l.split(on.dim, mesh_) == mesh_.size(axis);
     if (!on.is_rep() && !first_block_whole) continue;
-    Fact fact;
-    fact.layout = l;
-    fact.layout.axes[axis] = AxisLayout::partial(ReduceOp::kSum);
-    fact.ref = facts_[f].ref;
-    fact.anchored = facts_[f].anchored;
-    fact.rule = "select-by-rank";
-    fact.premises = {f};
-    lifted = add_fact(id, 0, std::move(fact)) || lifted;
+    Layout kept = l;
+    kept.axes[axis] = AxisLayout::partial(ReduceOp::kSum);
+    lifted = derive(f, std::move(kept)) || lifted;
   }
   if (!lifted && !facts_of_[static_cast<size_t>(instr.operands[1])][0].empty()) {
     refuse(id,

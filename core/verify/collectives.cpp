@@ -196,18 +196,21 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
                   " are not the groups of any mesh axes of " + mesh.to_string()};
   }
   Layout out = x.layout;
+  // Over groups of one device each rank gets back what it gave: the layout is kept, and a
+  // partial value that a reduction was to combine stays uncombined.
+  auto over_groups_of_one = [&](bool combines, const char* rule) -> std::variant<Lift, NoLift> {
+    if (combines && x.layout.has_partial()) {
+      return NoLift{says(x, mesh) + " but " + name +
+                    " runs over groups of one device and does nothing: the partial values are "
+                    "never combined"};
+    }
+    return keep(out, x.ref_type, rule);
+  };
 
   if (reduce) {
     const auto rop = reducer_op(module, instr);
     if (!rop) return NoLift{name + " with a reducer that is not one sum, max, min or product"};
-    if (axes->empty()) {
-      if (x.layout.has_partial()) {
-        return NoLift{says(x, mesh) + " but " + name +
-                      " runs over groups of one device and does "
-                      "nothing: the partial values are never combined"};
-      }
-      return keep(out, x.ref_type, "all-reduce (no communication)");
-    }
+    if (axes->empty()) return over_groups_of_one(true, "all-reduce (no communication)");
     for (size_t a : *axes) {
       const AxisLayout& p = x.layout.axes[a];
       if (p.is_partial() && p.op == *rop) {
@@ -231,14 +234,9 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   const ir::DimList& dims = instr.dims_attr("dimensions");
   const int32_t d = dims.size() == 1 ? static_cast<int32_t>(dims[0]) : -1;
   if (d < 0) return NoLift{name + " without one dimension"};
-  if (axes->empty()) {  // groups of one device: each gets back what it gave
-    if (scatter && x.layout.has_partial()) {
-      return NoLift{says(x, mesh) + " but " + name +
-                    " runs over groups of one device and does nothing: the partial values are "
-                    "never combined"};
-    }
-    return keep(out, x.ref_type,
-                gather ? "all-gather (no communication)" : "reduce-scatter (no communication)");
+  if (axes->empty()) {
+    return over_groups_of_one(
+        scatter, gather ? "all-gather (no communication)" : "reduce-scatter (no communication)");
   }
   if (axes->size() != 1) {
     return NoLift{

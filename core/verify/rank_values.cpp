@@ -22,6 +22,8 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
   std::vector<std::optional<std::vector<int64_t>>> tables(comp.size());
   auto order = comp.topological_order();
   if (!order || n < 2) return values;
+  PerDevice numbers(static_cast<size_t>(n));  // each device's own number
+  for (int64_t d = 0; d < n; ++d) numbers[static_cast<size_t>(d)] = d;
   for (ir::InstrId id : *order) {
     const ir::Instruction& instr = comp[id];
     auto value = [&](size_t i) -> const std::optional<PerDevice>& {
@@ -36,37 +38,12 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
         const bool numbered = instr.opcode == Opcode::kPartitionId ? !replicas : replicas;
         const bool zero = instr.opcode == Opcode::kPartitionId ? replicas : partitions;
         if (!numbered && !zero) break;  // replica-id without a header: unknown
-        PerDevice v(static_cast<size_t>(n), 0);
-        for (int64_t d = 0; d < n && numbered; ++d) v[static_cast<size_t>(d)] = d;
-        out = v;
+        out = numbered ? numbers : PerDevice(static_cast<size_t>(n), 0);
         break;
       }
       case Opcode::kParameter:
-        if (ir::is_partition_id_parameter(instr)) {
-          PerDevice v(static_cast<size_t>(n));
-          for (int64_t d = 0; d < n; ++d) v[static_cast<size_t>(d)] = d;
-          out = v;
-        }
+        if (ir::is_partition_id_parameter(instr)) out = numbers;
         break;
-      case Opcode::kCompare: {
-        // A per-device predicate (1 or 0): which ranks a select picks an operand on.
-        if (instr.operands.size() != 2 || !one_element(instr.type) || !value(0) || !value(1)) {
-          break;
-        }
-        const ir::DType a = comp[instr.operands[0]].type.dtype();
-        const ir::DType b = comp[instr.operands[1]].type.dtype();
-        PerDevice v(static_cast<size_t>(n));
-        bool ok = true;
-        for (size_t d = 0; d < v.size() && ok; ++d) {
-          const std::optional<ir::IntScalar> operands[] = {ir::IntScalar{(*value(0))[d], a},
-                                                           ir::IntScalar{(*value(1))[d], b}};
-          const auto r = ir::fold_integer(instr, operands);
-          ok = r.has_value();
-          if (ok) v[d] = r->value;
-        }
-        if (ok) out = v;
-        break;
-      }
       case Opcode::kConstant:
         if (auto literal = ir::integer_literal(instr)) {
           tables[static_cast<size_t>(id)] = *literal;
@@ -95,17 +72,23 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
         break;
       }
       default: {
+        // Integer arithmetic, and comparisons (1 where they hold, 0 elsewhere: which ranks a
+        // select picks an operand on), folded device by device.
+        const bool compare = instr.opcode == Opcode::kCompare;
         if (instr.operands.size() != 2 || !one_element(instr.type) ||
-            !ir::is_integer(instr.type.dtype()) || !value(0) || !value(1)) {
+            (!ir::is_integer(instr.type.dtype()) && !compare) || !value(0) || !value(1)) {
           break;
         }
+        const ir::DType a = comp[instr.operands[0]].type.dtype();
+        const ir::DType b = comp[instr.operands[1]].type.dtype();
         PerDevice v(static_cast<size_t>(n));
         bool ok = true;
         for (size_t d = 0; d < v.size() && ok; ++d) {
-          const auto r =
-              ir::integer_binary(instr.opcode, instr.type.dtype(), (*value(0))[d], (*value(1))[d]);
+          const std::optional<ir::IntScalar> operands[] = {ir::IntScalar{(*value(0))[d], a},
+                                                           ir::IntScalar{(*value(1))[d], b}};
+          const auto r = ir::fold_integer(instr, operands);
           ok = r.has_value();
-          if (ok) v[d] = *r;
+          if (ok) v[d] = r->value;
         }
         if (ok) out = v;
         break;

@@ -30,8 +30,8 @@ std::string fsdp(const std::string& keep, const std::string& pid = "parameter",
                  bool reduce = true) {
   // (A module that writes the op says how many partitions it runs on.)
   std::string t = std::string(pid == "op" ? "HloModule d, num_partitions=2" : "HloModule d") +
-                  "\nsum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                  "  ROOT c = f32[] add(a, b)\n}\nENTRY e {\n"
+                  "\n" + test::kSumComputation +
+                  "ENTRY e {\n"
                   "  x = f32[4,5] parameter(0), sharding={replicated}\n"
                   "  w = f32[1,5] parameter(1), sharding={devices=[2,1]0,1}\n";
   t += pid == "op" ? "  partition-id.2 = u32[] partition-id()\n"
@@ -96,13 +96,7 @@ ENTRY e {
   ROOT y = f32[4,6] add(d, bb)
 }
 )";
-  const std::string dist = R"(HloModule d, num_partitions=2
-sum {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-ENTRY e {
+  const std::string dist = "HloModule d, num_partitions=2\n" + test::kSumComputation + R"(ENTRY e {
   x = f32[4,4] parameter(0)
   w = f32[4,6] parameter(1)
   b = f32[6] parameter(2)
