@@ -45,18 +45,26 @@ std::vector<InstrId> Computation::parameters() const {
   return params;
 }
 
-size_t Computation::probe(std::string_view wanted) const {
+namespace {
+size_t name_hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+uint32_t tag_of(size_t hash) { return static_cast<uint32_t>(hash >> 32); }
+}  // namespace
+
+size_t Computation::probe(std::string_view wanted, size_t hash) const {
   const size_t mask = slots_.size() - 1;
-  for (size_t i = std::hash<std::string_view>{}(wanted)&mask;; i = (i + 1) & mask) {
-    const InstrId id = slots_[i];
-    if (id < 0 || instructions[static_cast<size_t>(id)].name == wanted) return i;
+  const uint32_t tag = tag_of(hash);
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot slot = slots_[i];
+    if (slot.id < 0) return i;
+    if (slot.tag == tag && instructions[static_cast<size_t>(slot.id)].name == wanted) return i;
   }
 }
 
 void Computation::rehash(size_t slot_count) {
-  slots_.assign(slot_count, -1);
+  slots_.assign(slot_count, Slot{});
   for (size_t i = 0; i < instructions.size(); ++i) {
-    slots_[probe(instructions[i].name)] = static_cast<InstrId>(i);
+    const size_t hash = name_hash(instructions[i].name);
+    slots_[probe(instructions[i].name, hash)] = {static_cast<InstrId>(i), tag_of(hash)};
   }
 }
 
@@ -69,7 +77,7 @@ void Computation::reserve(size_t n) {
 
 std::optional<InstrId> Computation::find(std::string_view wanted) const {
   if (slots_.empty()) return std::nullopt;
-  const InstrId id = slots_[probe(wanted)];
+  const InstrId id = slots_[probe(wanted, name_hash(wanted))].id;
   if (id < 0) return std::nullopt;
   return id;
 }
@@ -77,11 +85,12 @@ std::optional<InstrId> Computation::find(std::string_view wanted) const {
 std::optional<InstrId> Computation::add(Instruction instr) {
   if (2 * (instructions.size() + 1) > slots_.size())
     rehash(std::max<size_t>(16, 2 * slots_.size()));
-  const size_t slot = probe(instr.name);
-  if (slots_[slot] >= 0) return std::nullopt;
+  const size_t hash = name_hash(instr.name);
+  const size_t slot = probe(instr.name, hash);
+  if (slots_[slot].id >= 0) return std::nullopt;
   const auto id = static_cast<InstrId>(instructions.size());
   instructions.push_back(std::move(instr));
-  slots_[slot] = id;
+  slots_[slot] = {id, tag_of(hash)};
   return id;
 }
 

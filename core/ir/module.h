@@ -87,9 +87,15 @@ class Computation {
  private:
   /// Open addressing from names to ids: the names stay in the instructions, so adding one
   /// allocates nothing but (now and then) a bigger table. Size a power of two, at most half full.
-  std::vector<InstrId> slots_;
-  /// The slot holding `wanted`, or the empty slot where it would go.
-  size_t probe(std::string_view wanted) const;
+  /// Each slot keeps high bits of its name's hash, so that a probe passing other names compares
+  /// them without reading their instructions (a cache miss each, in a large program).
+  struct Slot {
+    InstrId id = -1;
+    uint32_t tag = 0;
+  };
+  std::vector<Slot> slots_;
+  /// The slot holding `wanted` (whose hash is `hash`), or the empty slot where it would go.
+  size_t probe(std::string_view wanted, size_t hash) const;
   void rehash(size_t slot_count);
 };
 

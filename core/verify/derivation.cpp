@@ -88,40 +88,60 @@ size_t fact_of_node(const std::vector<DerivedFact>& derivation, const std::strin
   return first;
 }
 
+namespace {
+
+size_t value_hash(const DerivedFact& f) {
+  return std::hash<std::string_view>{}(f.dist) ^
+         (static_cast<size_t>(f.element + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
+}  // namespace
+
+std::optional<size_t> DerivationJoiner::same_fact(const DerivedFact& f) const {
+  const auto chain = by_value_.find(value_hash(f));
+  if (chain == by_value_.end()) return std::nullopt;
+  for (size_t k = chain->second.first; k != std::string::npos; k = next_[k]) {
+    const DerivedFact& g = whole_[k];
+    if (g.dist == f.dist && g.element == f.element && g.layout == f.layout) return k;
+  }
+  return std::nullopt;
+}
+
+void DerivationJoiner::reserve(size_t facts) {
+  whole_.reserve(facts);
+  next_.reserve(facts);
+  by_value_.reserve(facts);
+}
+
 std::vector<size_t> DerivationJoiner::append(std::vector<DerivedFact> part) {
   std::vector<size_t> at(part.size(), 0);
   for (size_t i = 0; i < part.size(); ++i) {
     DerivedFact& f = part[i];
-    if (!in_program_(f.dist) && !f.premises.empty() && f.premises[0] < i) {
+    if (!f.premises.empty() && f.premises[0] < i && !in_program_(f.dist)) {
       at[i] = at[f.premises[0]];  // the part's own output tuple: the value it hands on
       continue;
     }
     if (f.rule == "bijection" || f.rule == "assumption") {
       // A value an earlier part proved (or a parameter an earlier part bound) alike.
-      const auto known = by_value_.find(value_name(f));
-      std::optional<size_t> same;
-      if (known != by_value_.end()) {
-        for (size_t k : known->second) {
-          if (whole_[k].layout == f.layout) {
-            same = k;
-            break;
-          }
-        }
-      }
-      if (same) {
+      if (const auto same = same_fact(f)) {
         at[i] = *same;
         continue;
       }
     }
-    const std::vector<size_t> premises = std::move(f.premises);
     DerivedFact g = std::move(f);
     g.index = whole_.size();
-    g.premises.clear();
-    for (size_t p : premises) {
-      if (p < i) g.premises.push_back(at[p]);
+    size_t kept = 0;  // premises renumbered in place (a premise is always an earlier fact)
+    for (size_t p : g.premises) {
+      if (p < i) g.premises[kept++] = at[p];
     }
+    g.premises.resize(kept);
     at[i] = g.index;
-    by_value_[value_name(g)].push_back(g.index);
+    const auto [chain, first] = by_value_.try_emplace(value_hash(g), g.index, g.index);
+    if (!first) {
+      next_[chain->second.second] = g.index;
+      chain->second.second = g.index;
+    }
+    next_.push_back(std::string::npos);
     whole_.push_back(std::move(g));
   }
   return at;

@@ -108,15 +108,24 @@ class DerivationJoiner {
   explicit DerivationJoiner(std::function<bool(const std::string&)> in_program)
       : in_program_(std::move(in_program)) {}
 
+  /// Makes room for `facts` facts in all (the parts' sizes summed: an upper bound).
+  void reserve(size_t facts);
   /// Appends one part's derivation; returns, per part fact, its index in the whole.
   std::vector<size_t> append(std::vector<DerivedFact> part);
   const std::vector<DerivedFact>& derivation() const { return whole_; }
   std::vector<DerivedFact> take() && { return std::move(whole_); }
 
  private:
+  /// The first fact on the same value as `f` (dist and element) with `f`'s layout, if any.
+  std::optional<size_t> same_fact(const DerivedFact& f) const;
+
   std::function<bool(const std::string&)> in_program_;
   std::vector<DerivedFact> whole_;
-  std::unordered_map<std::string, std::vector<size_t>> by_value_;  ///< value_name -> facts
+  /// The facts of each value, as chains: hash of (dist, element) -> first and last fact with
+  /// that hash; next_[k] is the following fact with fact k's hash (npos at the end). One table
+  /// entry per value, no string or list of its own.
+  std::unordered_map<size_t, std::pair<size_t, size_t>> by_value_;
+  std::vector<size_t> next_;
 };
 
 }  // namespace scalify::verify

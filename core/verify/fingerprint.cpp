@@ -61,7 +61,9 @@ class Canonical {
     for (ir::InstrId id : order) {
       const ir::Instruction& instr = comp[id];
       index[static_cast<size_t>(id)] = next++;
-      h.add(instr.opcode_text()).add(' ').add(instr.type.to_string(false));
+      type_text_.clear();
+      instr.type.append_to(type_text_, false);
+      h.add(instr.opcode_text()).add(' ').add(type_text_);
       if (instr.opcode == ir::Opcode::kParameter) h.add(" #").add_number(instr.parameter_number);
       h.add(" (");
       for (ir::InstrId o : instr.operands) h.add_number(index[static_cast<size_t>(o)]).add(',');
@@ -82,6 +84,7 @@ class Canonical {
  private:
   const ir::Module& m_;
   std::unordered_map<ir::CompId, std::string> done_;
+  std::string type_text_;  ///< one buffer for every instruction's type text
 };
 
 }  // namespace

@@ -86,6 +86,8 @@ CheckResult moved(const CheckResult& result, const std::vector<std::string>& fro
                   const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
   Renames renames;
   renames.proofs = proofs;
+  renames.dist.reserve(to.dist_names.size());
+  renames.ref.reserve(to.ref_names.size());
   for (size_t i = 0; i < from_dist.size() && i < to.dist_names.size(); ++i) {
     if (from_dist[i] != to.dist_names[i]) renames.dist.emplace(from_dist[i], to.dist_names[i]);
   }
@@ -206,19 +208,29 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       cancelled);
   if (cancelled()) return std::nullopt;
   memo_hits += stored_hits;
+  // The repeats of a distinct part take its result, renamed (on the pool too: this is most of
+  // a large model's parts).
+  std::vector<std::pair<size_t, size_t>> repeats;  // (part, the first part with its key)
   for (size_t k = 0; k < n; ++k) {
-    const Job& first = jobs[first_with_key.at(jobs[k].key)];
-    if (&first == &jobs[k]) continue;
-    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
-    ++memo_hits;
-    if (request.progress) {
-      if (jobs[k].result.verdict == Verdict::kEquivalent) {
-        publish(jobs[k].result);
-      }
-      ++request.progress->done;
-      ++request.progress->memo_hits;
-    }
+    const size_t first = first_with_key.at(jobs[k].key);
+    if (first != k) repeats.emplace_back(k, first);
   }
+  parallel_for(
+      repeats.size(), request.threads,
+      [&](size_t i) {
+        const auto [k, f] = repeats[i];
+        const Job& first = jobs[f];
+        jobs[k].result =
+            moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
+        if (request.progress) {
+          if (jobs[k].result.verdict == Verdict::kEquivalent) publish(jobs[k].result);
+          ++request.progress->done;
+          ++request.progress->memo_hits;
+        }
+      },
+      cancelled);
+  if (cancelled()) return std::nullopt;
+  memo_hits += repeats.size();
 
   // Phase 2, in order: a part's bindings must be what the parts before it proved of the values
   // they hand on, and every part must bind a parameter as the first part using it did. A part
@@ -384,11 +396,19 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       }
     }
   }
-  std::unordered_set<std::string> matched;
+  std::unordered_set<std::string_view> matched;  // views of the jobs' matches, which stay put
   // The derivation: the parts' in order, in the whole program's terms (verify/derivation.h).
   DerivationJoiner join([&](const std::string& name) { return dwhole.find(name).has_value(); });
   std::vector<size_t> last_at;  // the last part's facts in the whole derivation
   size_t last_start = 0;        // where the last part's facts begin
+  size_t facts = 0, matches = 0;
+  for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
+    facts += jobs[k].result.derivation.size();
+    matches += jobs[k].result.matches.size();
+  }
+  join.reserve(facts);
+  out.matches.reserve(matches);
+  matched.reserve(matches);
   for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
     last_start = join.derivation().size();
     last_at = join.append(std::move(jobs[k].result.derivation));

@@ -8,35 +8,57 @@ namespace scalify::verify {
 
 namespace {
 
-std::string rename_text(const std::string& text,
-                        const std::unordered_map<std::string, std::string>& renames) {
+using NameMap = std::unordered_map<std::string_view, std::string_view>;
+
+/// What free text should say for `word`: the distributed program's new name, else the
+/// reference's; nullopt when neither renames it or the two disagree (then it is left be).
+std::optional<std::string_view> new_name(std::string_view word, const Renames& renames) {
+  const auto d = renames.dist.find(word);
+  const auto r = renames.ref.find(word);
+  if (d != renames.dist.end() && r != renames.ref.end() && d->second != r->second) {
+    return std::nullopt;
+  }
+  if (d != renames.dist.end()) return d->second;
+  if (r != renames.ref.end()) return r->second;
+  return std::nullopt;
+}
+
+bool known(std::string_view word, const Renames& renames) {
+  return renames.dist.count(word) > 0 || renames.ref.count(word) > 0;
+}
+
+/// `text` with every whole word that names an instruction renamed; untouched (no copy) when it
+/// names none.
+void rename_text(std::string& text, const Renames& renames) {
   auto name_char = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '.' || c == '-';
   };
   std::string out;
-  out.reserve(text.size());
+  bool changed = false;
+  size_t copied = 0;  // text[0, copied) is in out (once a word was renamed)
   size_t i = 0;
   while (i < text.size()) {
     if (!name_char(text[i])) {
-      out += text[i++];
+      ++i;
       continue;
     }
     size_t end = i;
     while (end < text.size() && name_char(text[end])) ++end;
-    std::string word = text.substr(i, end - i);
+    std::string_view word(text.data() + i, end - i);
     // A sentence may end right after a name: try it without its trailing dots too.
-    std::string tail;
-    while (!word.empty() && word.back() == '.' && !renames.count(word)) {
-      tail.insert(tail.begin(), '.');
-      word.pop_back();
+    while (!word.empty() && word.back() == '.' && !known(word, renames)) word.remove_suffix(1);
+    if (const auto to = new_name(word, renames)) {
+      out.append(text, copied, i - copied);
+      out.append(*to);
+      copied = i + word.size();
+      changed = true;
     }
-    const auto found = renames.find(word);
-    out += found == renames.end() ? word : found->second;
-    out += tail;
     i = end;
   }
-  return out;
+  if (!changed) return;
+  out.append(text, copied);
+  text = std::move(out);
 }
 
 }  // namespace
@@ -74,23 +96,23 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
 }
 
 CheckResult renamed(const CheckResult& result, const Renames& renames) {
-  std::unordered_map<std::string, std::string> both = renames.dist;
-  for (const auto& [from, to] : renames.ref) {
-    const auto [at, inserted] = both.emplace(from, to);
-    if (!inserted && at->second != to) at->second = from;  // they disagree: leave it be
-  }
   CheckResult r = result;
   // Name fields hold one name (a goal's with `#element`): looked up, not scanned.
-  auto exact = [](std::string& s, const std::unordered_map<std::string, std::string>& names) {
+  auto exact = [](std::string& s, const NameMap& names) {
     const size_t hash = s.find('#');
-    const auto found = names.find(hash == std::string::npos ? s : s.substr(0, hash));
-    if (found != names.end()) {
-      s = found->second + (hash == std::string::npos ? "" : s.substr(hash));
+    const auto found = names.find(std::string_view(s).substr(0, hash));
+    if (found == names.end()) return;
+    if (hash == std::string::npos) {
+      s.assign(found->second);
+    } else {
+      std::string renamed_name(found->second);
+      renamed_name.append(s, hash);
+      s = std::move(renamed_name);
     }
   };
   auto dist = [&](std::string& s) { exact(s, renames.dist); };
   auto ref = [&](std::string& s) { exact(s, renames.ref); };
-  auto text = [&](std::string& s) { s = rename_text(s, both); };
+  auto text = [&](std::string& s) { rename_text(s, renames); };
   for (BijectionEntry& b : r.bijection) {
     dist(b.dist);
     ref(b.ref);

@@ -37,9 +37,10 @@ struct MemoEntry {
 std::string to_text(const MemoEntry& entry);
 std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh& mesh);
 
-/// Instruction names to replace: the distributed and the reference program's.
+/// Instruction names to replace: the distributed and the reference program's (views of names
+/// the caller keeps alive while it renames).
 struct Renames {
-  std::unordered_map<std::string, std::string> dist, ref;
+  std::unordered_map<std::string_view, std::string_view> dist, ref;
   /// false: the goals' proof text is dropped rather than renamed (a caller that only needs the
   /// goals' layouts and the derivation: a layered check's parts before the last).
   bool proofs = true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 namespace scalify::verify {
@@ -84,10 +85,24 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   };
   // part[i]: the key of instruction i; nullopt while unknown. Parameters stay outside.
   std::vector<std::optional<int64_t>> key(comp.size());
-  std::vector<std::vector<ir::InstrId>> users(comp.size());
-  for (ir::InstrId id : *order) {
-    for (ir::InstrId o : comp[id].operands) users[static_cast<size_t>(o)].push_back(id);
+  // Each instruction's users, in topological order: users_of[user_start[i], user_start[i + 1]).
+  std::vector<size_t> user_start(comp.size() + 1, 0);
+  for (const ir::Instruction& x : comp.instructions) {
+    for (ir::InstrId o : x.operands) ++user_start[static_cast<size_t>(o) + 1];
   }
+  for (size_t i = 0; i < comp.size(); ++i) user_start[i + 1] += user_start[i];
+  std::vector<ir::InstrId> users_of(user_start.back());
+  {
+    std::vector<size_t> filled(user_start.begin(), user_start.end() - 1);
+    for (ir::InstrId id : *order) {
+      for (ir::InstrId o : comp[id].operands) users_of[filled[static_cast<size_t>(o)]++] = id;
+    }
+  }
+  auto users = [&](ir::InstrId id) {
+    const auto i = static_cast<size_t>(id);
+    return std::span<const ir::InstrId>(users_of.data() + user_start[i],
+                                        user_start[i + 1] - user_start[i]);
+  };
   auto is_param = [&](ir::InstrId id) { return comp[id].opcode == ir::Opcode::kParameter; };
   // Scoped instructions first, then the unscoped ones after their operands' latest layer.
   for (ir::InstrId id : *order) {
@@ -109,7 +124,7 @@ std::vector<Part> partition_layers(const ir::Module& m) {
     const ir::InstrId id = *it;
     if (is_param(id) || key[static_cast<size_t>(id)]) continue;
     std::optional<int64_t> first;
-    for (ir::InstrId u : users[static_cast<size_t>(id)]) {
+    for (ir::InstrId u : users(id)) {
       const auto k = key[static_cast<size_t>(u)];
       if (k && (!first || *k < *first)) first = k;
     }
@@ -149,8 +164,11 @@ namespace {
 
 /// Part `p` as a module; `part_of` and `last_reader` (the latest part reading each value) are
 /// computed once for all parts.
+/// Part `p` of `m`. `local` maps the whole ENTRY's ids to the part's: all -1 on entry and on
+/// return (one array for every part, so that no part pays for a map of its own).
 PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, size_t p,
-                        const std::vector<int>& part_of, const std::vector<int>& last_reader) {
+                        const std::vector<int>& part_of, const std::vector<int>& last_reader,
+                        std::vector<ir::InstrId>& local) {
   const ir::Computation& whole = m.entry();
   const int self = static_cast<int>(p);
   PartModule out;
@@ -187,9 +205,10 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
   entry.name = whole.name;
   entry.is_entry = true;
   entry.pos = whole.pos;
-  std::unordered_map<ir::InstrId, ir::InstrId> local;  // whole id -> part id
+  entry.reserve(parts[p].members.size() + 16);
+  auto at = [&](ir::InstrId o) -> ir::InstrId& { return local[static_cast<size_t>(o)]; };
   auto input = [&](ir::InstrId o) {
-    if (local.count(o)) return;
+    if (at(o) >= 0) return;
     // A parameter keeps its attributes (a `sharding=` says how it is split); a value from
     // another part becomes a parameter of its name and type.
     ir::Instruction param;
@@ -202,7 +221,7 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
     param.pos = whole[o].pos;
     param.operands.clear();
     param.called.clear();
-    local[o] = *entry.add(std::move(param));
+    at(o) = *entry.add(std::move(param));
     out.inputs.push_back(o);
   };
   for (ir::InstrId id : parts[p].members) {
@@ -212,14 +231,14 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
   }
   for (ir::InstrId id : parts[p].members) {
     ir::Instruction copy = whole[id];
-    for (ir::InstrId& o : copy.operands) o = local.at(o);
+    for (ir::InstrId& o : copy.operands) o = at(o);
     renumber(copy);
-    local[id] = *entry.add(std::move(copy));
+    at(id) = *entry.add(std::move(copy));
   }
   // The outputs: the program's own ROOT, or a tuple of the values read after this part.
   if (part_of[static_cast<size_t>(whole.root)] == self) {
     out.has_root = true;
-    entry.root = local.at(whole.root);
+    entry.root = at(whole.root);
     const ir::Instruction& r = whole[whole.root];
     if (r.opcode == ir::Opcode::kTuple) {
       out.outputs = r.operands;
@@ -234,7 +253,7 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
     for (ir::InstrId id : parts[p].members) {
       if (last_reader[static_cast<size_t>(id)] <= self) continue;
       out.outputs.push_back(id);
-      root.operands.push_back(local.at(id));
+      root.operands.push_back(at(id));
       types.push_back(whole[id].type);
     }
     root.type = ir::Type::tuple(std::move(types));
@@ -242,6 +261,8 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
   }
   out.module.entry_id = static_cast<ir::CompId>(out.module.computations.size());
   out.module.computations.push_back(std::move(entry));
+  for (ir::InstrId id : out.inputs) at(id) = -1;
+  for (ir::InstrId id : parts[p].members) at(id) = -1;
   return out;
 }
 
@@ -261,8 +282,9 @@ std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Par
   }
   std::vector<PartModule> out;
   out.reserve(parts.size());
+  std::vector<ir::InstrId> local(whole.size(), -1);
   for (size_t p = 0; p < parts.size(); ++p) {
-    out.push_back(extract_part(m, parts, p, part_of, last_reader));
+    out.push_back(extract_part(m, parts, p, part_of, last_reader, local));
   }
   return out;
 }
