@@ -185,12 +185,50 @@ std::optional<InferredMesh> from_shapes(const ir::Module& ref, const ir::Module&
   return InferredMesh{mesh, mesh.to_string() + ": parameter shapes, e.g. " + example};
 }
 
+/// The evidence that `dist` is a program the SPMD partitioner has not run on yet (JAX's
+/// `before_optimizations` dump, a module with `Sharding` custom calls): it communicates nothing,
+/// and an entry parameter annotated as split over several devices still has the shape of the
+/// reference parameter at its position. Its values are whole arrays, the annotations only ask
+/// for a layout: it is one device's program. nullopt when any annotated split shows in a shape.
+std::optional<std::string> unpartitioned(const ir::Module& ref, const ir::Module& dist,
+                                         const std::vector<CollectiveUse>& uses) {
+  if (!uses.empty()) return std::nullopt;
+  const auto rp = ref.entry().parameters(), dp = dist.entry().parameters();
+  if (rp.size() != dp.size()) return std::nullopt;
+  std::optional<std::string> evidence;
+  for (size_t k = 0; k < dp.size(); ++k) {
+    if (rp[k] < 0 || dp[k] < 0) continue;
+    const Instruction& d = dist.entry()[dp[k]];
+    const ir::Type& r = ref.entry()[rp[k]].type;
+    const ir::Sharding* s = d.sharding();
+    if (!s || s->kind != ir::Sharding::Kind::kTiled || !d.type.is_array() || !r.is_array() ||
+        d.type.rank() != r.rank() || static_cast<int64_t>(s->tile_dims.size()) < r.rank()) {
+      continue;
+    }
+    for (int64_t dim = 0; dim < r.rank(); ++dim) {
+      const int64_t tiles = s->tile_dims[static_cast<size_t>(dim)];
+      if (tiles <= 1 || r.dim(dim) < tiles) continue;  // a split that need not show
+      if (d.type.dim(dim) != r.dim(dim)) return std::nullopt;
+      if (!evidence) {
+        evidence = d.name + " " + d.type.to_string(false) +
+                   " is annotated sharding=" + s->to_string() +
+                   " but has the shape of reference parameter " + ref.entry()[rp[k]].name;
+      }
+    }
+  }
+  return evidence;
+}
+
 }  // namespace
 
 Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Module& dist,
                                             std::string_view dist_file) {
   const int64_t partitions = dist.num_partitions(), replicas = dist.replica_count();
   const std::vector<CollectiveUse> uses = collectives(dist);
+  if (const auto whole = unpartitioned(ref, dist, uses)) {
+    return InferredMesh{Mesh(), "one device: DIST is not partitioned yet (" + *whole +
+                                    "); its values are whole arrays, its annotations requests"};
+  }
   if (partitions > 1 || replicas > 1) {
     InferredMesh out;
     if (partitions > 1 && replicas > 1) {

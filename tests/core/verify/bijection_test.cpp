@@ -244,6 +244,22 @@ ENTRY e {
   CHECK(inferred("HloModule d\nENTRY e {\n  ROOT x = f32[8,4] parameter(0)\n}\n") ==
         "(one device) | one device: no partitions, collectives, shardings or shape ratios say "
         "otherwise");
+  // A program the partitioner has not run on (JAX's before_optimizations dump): annotated as
+  // split, the parameter still has the reference's shape, and nothing communicates. Its header
+  // names the devices it is meant for; it is still one device's program.
+  const std::string unpartitioned =
+      "(one device) | one device: DIST is not partitioned yet (x f32[8,4] is annotated "
+      "sharding={devices=[4,1]0,1,2,3} but has the shape of reference parameter x); its values "
+      "are whole arrays, its annotations requests";
+  CHECK(inferred("HloModule d, num_partitions=4\nENTRY e {\n  ROOT x = f32[8,4] parameter(0), "
+                 "sharding={devices=[4,1]0,1,2,3}\n}\n") == unpartitioned);
+  CHECK(inferred("HloModule d\nENTRY e {\n  ROOT x = f32[8,4] parameter(0), "
+                 "sharding={devices=[4,1]0,1,2,3}\n}\n") == unpartitioned);
+  // Split in its shape: partitioned (the header's devices); a split of a dim too small to show
+  // it is no evidence either way.
+  CHECK(inferred("HloModule d, num_partitions=4\nENTRY e {\n  ROOT x = f32[2,4] parameter(0), "
+                 "sharding={devices=[4,1]0,1,2,3}\n}\n") ==
+        "tp=4 | tp=4: num_partitions=4 in the header");
 
   // A collective beyond the header's devices is an error at its position.
   const ir::Module bad = module(R"(HloModule d, num_partitions=2
