@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "verify/propagation_internal.h"
+#include "verify/reduce_words.h"
 #include "verify/term_bridge.h"
 
 namespace scalify::verify::detail {
@@ -219,12 +220,12 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
         // max over equal values is that value
       } else if (p.is_rep()) {
         return NoLift{says(x, mesh) + " on " + mesh.name(a) + ": " + name + " " +
-                      std::string(reduce_op_name(*rop)) + "s " + std::to_string(mesh.size(a)) +
+                      std::string(reduce_op_verb(*rop)) + " " + std::to_string(mesh.size(a)) +
                       " equal copies (the reference value would be counted " +
                       std::to_string(mesh.size(a)) + " times)"};
       } else {
-        return NoLift{says(x, mesh) + ": " + name + " " + std::string(reduce_op_name(*rop)) +
-                      "s over " + mesh.name(a) +
+        return NoLift{says(x, mesh) + ": " + name + " " + std::string(reduce_op_verb(*rop)) +
+                      " the ranks' values over " + mesh.name(a) +
                       ", which does not combine it into the whole value"};
       }
     }

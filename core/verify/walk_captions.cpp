@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "verify/reduce_words.h"
 #include "verify/walk_internal.h"
 
 namespace scalify::verify::walk_detail {
@@ -23,22 +24,6 @@ std::string ref_phrase(const DerivedFact& f) {
 std::string whole_value(const DerivedFact& f) {
   return f.ref.empty() ? std::string("the whole value (no reference node computes it)")
                        : "the whole value of the reference " + code(f.ref);
-}
-
-std::string verb_of(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-      return "sums";
-    case ReduceOp::kMax:
-      return "takes the maximum of";
-    case ReduceOp::kMin:
-      return "takes the minimum of";
-    case ReduceOp::kProduct:
-      return "multiplies";
-    case ReduceOp::kMean:
-      return "averages";
-  }
-  return "combines";
 }
 
 /// "tp", "dp and tp": the mesh axes where `pick(axis layout)` holds.
@@ -81,8 +66,8 @@ std::string collective_sentence(const Facts& d, const DerivedFact& f, const Mesh
       return x + " combines values that are already whole on every rank: it is still " + layout +
              " of " + of + ".";
     }
-    return x + " " + verb_of(*op) + " the partial values over " + axes + ": every rank now holds " +
-           whole_value(f) + ", " + layout + ".";
+    return x + " " + std::string(reduce_op_verb(*op)) + " the partial values over " + axes +
+           ": every rank now holds " + whole_value(f) + ", " + layout + ".";
   }
   if (f.rule.starts_with("all-gather")) {
     int32_t dim = -1;
@@ -105,9 +90,9 @@ std::string collective_sentence(const Facts& d, const DerivedFact& f, const Mesh
       dim = part.dim;
       return true;
     });
-    return x + " " + verb_of(op.value_or(ReduceOp::kSum)) + " the partial values over " + axes +
-           " and hands each rank its slice along dim " + std::to_string(dim) + ": " + layout +
-           " of " + of + ".";
+    return x + " " + std::string(reduce_op_verb(op.value_or(ReduceOp::kSum))) +
+           " the partial values over " + axes + " and hands each rank its slice along dim " +
+           std::to_string(dim) + ": " + layout + " of " + of + ".";
   }
   if (f.rule.starts_with("collective-permute")) {
     return x +

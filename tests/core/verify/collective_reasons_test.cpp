@@ -1,0 +1,65 @@
+// The reasons a collective that does not combine what its operand holds is reported with: an
+// all-reduce whose reduction is not the partial values' own (a max where the ranks hold partial
+// sums), and a sum over copies of one replicated value.
+#include <catch2/catch.hpp>
+
+#include "core/verify/check_texts.h"
+
+using namespace scalify;
+
+namespace {
+
+const std::string kMaxComputation =
+    "max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] maximum(a, "
+    "b)\n}\n";
+
+/// The row-parallel program of kDotTanhRef, its all-reduce reducing by `reducer`.
+std::string row_parallel(const std::string& reducer) {
+  return "HloModule d, num_partitions=2\n" + test::kSumComputation + kMaxComputation +
+         R"(ENTRY e {
+  x = f32[4,4] parameter(0)
+  w = f32[4,6] parameter(1)
+  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[4,6] all-reduce(d), replica_groups={{0,1}}, to_apply=)" +
+         reducer + R"(
+  ROOT t = f32[4,6] tanh(s)
+}
+)";
+}
+
+}  // namespace
+
+TEST_CASE("collective reasons: the wrong reduction, a sum of copies", "[verify]") {
+  const std::string& ref = test::kDotTanhRef;
+  // The correct program first, so that the failures below are the reducer's.
+  REQUIRE(test::check_texts(row_parallel("sum"), ref).verdict == verify::Verdict::kEquivalent);
+
+  const verify::CheckResult max = test::check_texts(row_parallel("max"), ref);
+  REQUIRE(max.verdict == verify::Verdict::kDivergent);
+  REQUIRE(max.divergence);
+  CHECK(max.divergence->dist_node == "s");
+  CHECK(max.divergence->reason ==
+        "its operand is partial(sum,tp): `all-reduce` takes the maximum of the ranks' values "
+        "over tp, which does not combine it into the whole value");
+
+  // Summing a value every rank holds whole counts it once per rank (x cannot be a partial sum
+  // held by one rank, an assumption the check would state: exp is not linear).
+  const std::string copies =
+      "HloModule d, num_partitions=2\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[4] parameter(0)
+  e = f32[4] exponential(x)
+  s = f32[4] all-reduce(e), replica_groups={{0,1}}, to_apply=sum
+  ROOT t = f32[4] tanh(s)
+}
+)";
+  const verify::CheckResult twice = test::check_texts(
+      copies,
+      "HloModule r\nENTRY e {\n  x = f32[4] parameter(0)\n  e = f32[4] exponential(x)\n  ROOT t = "
+      "f32[4] tanh(e)\n}\n");
+  REQUIRE(twice.verdict == verify::Verdict::kDivergent);
+  REQUIRE(twice.divergence);
+  CHECK(twice.divergence->dist_node == "s");
+  CHECK(twice.divergence->reason ==
+        "its operand is rep on tp: `all-reduce` sums 2 equal copies (the reference value would "
+        "be counted 2 times)");
+}
