@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "verify/checker_internal.h"
+#include "verify/term_bridge.h"
 
 namespace scalify::verify::detail {
 namespace {
@@ -213,6 +214,39 @@ std::optional<Divergence> Checker::trace_from(InstrId dist, InstrId ref,
   return parting_divergence(dist, p, symptom);
 }
 
+namespace {
+
+/// What sets apart two instructions of one op that read the same values: their attributes
+/// (not the value-neutral ones, nor the computations they call, whose names differ between
+/// programs), e.g. "its `direction` is GE where the reference's is LT"; "" when none differs.
+std::string attribute_difference(const ir::Instruction& d, const ir::Instruction& r) {
+  std::vector<std::string> differ;
+  auto shown = [](const ir::Attribute& a) {
+    return !value_neutral(a.key) && !std::holds_alternative<ir::ComputationRefs>(a.value);
+  };
+  for (const ir::Attribute& a : d.attrs) {
+    if (!shown(a)) continue;
+    const ir::Attribute* b = r.attr(a.key);
+    const std::string mine = ir::attr_value_to_string(a.value);
+    if (!b) {
+      differ.push_back("it has `" + a.key + "=" + mine + "`, which the reference's has not");
+    } else if (const std::string theirs = ir::attr_value_to_string(b->value); theirs != mine) {
+      differ.push_back("its `" + a.key + "` is " + mine + " where the reference's is " + theirs);
+    }
+  }
+  for (const ir::Attribute& b : r.attrs) {
+    if (shown(b) && !d.attr(b.key)) {
+      differ.push_back("it lacks the reference's `" + b.key + "=" +
+                       ir::attr_value_to_string(b.value) + "`");
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < differ.size() && i < 2; ++i) out += (i ? "; " : "") + differ[i];
+  return out;
+}
+
+}  // namespace
+
 Divergence Checker::parting_divergence(InstrId flagged, const Parting& p,
                                        const std::string& symptom) const {
   const ir::Computation& d = dist_.entry();
@@ -235,11 +269,14 @@ Divergence Checker::parting_divergence(InstrId flagged, const Parting& p,
                        : "; walking back alongside the reference's '" + r[p.start].name +
                              "', the two programs first part here: ");
   if (p.differ.empty()) {
+    const std::string attrs = attribute_difference(di, ri);
     reason += di.operands.empty()
                   ? "this " + di.opcode_text() + " differs from the reference's '" + ri.name + "'"
                   : "`" + di.opcode_text() + "` reads the values the reference's '" + ri.name +
-                        "' reads but computes another (a different constant, window, dimension "
-                        "or permutation)";
+                        "' reads but computes another (" +
+                        (attrs.empty() ? "a different constant, window, dimension or permutation"
+                                       : attrs) +
+                        ")";
   } else if (p.differ.size() == 1) {
     const size_t k = p.differ[0];
     const InstrId dk = di.operands[k], rk = ri.operands[k];

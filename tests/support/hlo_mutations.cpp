@@ -384,6 +384,27 @@ void swap_operands(const ir::Module& m, InstrId id, const Accept& accept) {
           {}});
 }
 
+void flip_compare(const ir::Module& m, InstrId id, const Accept& accept) {
+  const ir::Computation& c = m.entry();
+  const Instruction& x = c[id];
+  if (x.opcode != Opcode::kCompare || x.operands.size() != 2) return;
+  if (same_value(c, x.operands[0], x.operands[1])) return;
+  const auto* dir = x.get<ir::Word>("direction");
+  if (!dir) return;
+  static constexpr std::pair<std::string_view, std::string_view> kComplement[] = {
+      {"LT", "GE"}, {"GE", "LT"}, {"GT", "LE"}, {"LE", "GT"}, {"EQ", "NE"}, {"NE", "EQ"}};
+  for (const auto& [from, to] : kComplement) {
+    if (dir->text != from) continue;
+    ir::Module mm = m;
+    set_attr(mm.entry()[id], "direction", ir::Word{std::string(to)});
+    accept(
+        {std::move(mm),
+         "compare " + pct(x.name) + ": direction " + std::string(from) + " -> " + std::string(to),
+         {}});
+    return;
+  }
+}
+
 /// True when `id` is a constant or iota, or a broadcast, convert or reshape of one: an operand
 /// that may be an op's identity (x + 0, x · 1), so that changing or dropping the op might
 /// change nothing.
@@ -735,6 +756,8 @@ void offer(MutationKind kind, const ir::Module& m, InstrId id, const Accept& acc
       return change_opcode(m, id, accept);
     case MutationKind::kDropOp:
       return drop_op(m, id, accept);
+    case MutationKind::kFlipCompare:
+      return flip_compare(m, id, accept);
   }
 }
 
@@ -794,6 +817,8 @@ std::string_view mutation_kind_name(MutationKind kind) {
       return "change-opcode";
     case MutationKind::kDropOp:
       return "drop-op";
+    case MutationKind::kFlipCompare:
+      return "flip-compare";
   }
   return "unknown";
 }

@@ -97,15 +97,18 @@ enum class MutationKind {
   /// op's type and the second is not a constant (which might be the identity):
   ///   `%h = f32[8] add(%x, %bias)`  `%u = f32[8] tanh(%h)`  →  `%u = f32[8] tanh(%x)`
   kDropOp,
+  /// A compare tests the complement of its condition (a mask or a guard inverted):
+  /// LT ↔ GE, GT ↔ LE, EQ ↔ NE. Skipped when both operands are the same value.
+  ///   `%m = pred[8] compare(%i, %n), direction=LT`  →  `direction=GE`
+  kFlipCompare,
 };
 
 /// Every kind, in declaration order.
-inline constexpr std::array<MutationKind, 10> kAllMutationKinds = {
-    MutationKind::kDropCollective,   MutationKind::kSingletonGroups,
-    MutationKind::kSwapOperands,     MutationKind::kChangeConstant,
-    MutationKind::kShiftSlice,       MutationKind::kSwapConcatenate,
-    MutationKind::kPermuteTranspose, MutationKind::kWrongShardDim,
-    MutationKind::kChangeOpcode,     MutationKind::kDropOp};
+inline constexpr std::array<MutationKind, 11> kAllMutationKinds = {
+    MutationKind::kDropCollective,   MutationKind::kSingletonGroups, MutationKind::kSwapOperands,
+    MutationKind::kChangeConstant,   MutationKind::kShiftSlice,      MutationKind::kSwapConcatenate,
+    MutationKind::kPermuteTranspose, MutationKind::kWrongShardDim,   MutationKind::kChangeOpcode,
+    MutationKind::kDropOp,           MutationKind::kFlipCompare};
 
 /// One place a mutation applies (from mutation_sites) or was applied (in a Mutant).
 ///

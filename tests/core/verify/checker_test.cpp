@@ -348,6 +348,23 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
   CHECK(near_hits * 100 >= total * 95);  // and nearly always within one def-use hop
 }
 
+TEST_CASE("an inverted mask or guard is reported at its compare, naming the direction",
+          "[verify][mutations]") {
+  const ir::Module ref = read("gpt2_decode_tp1.hlo"), dist = read("gpt2_decode_tp2.hlo");
+  const auto sites = test::mutation_sites(dist, test::MutationKind::kFlipCompare);
+  REQUIRE(sites.size() == 3);
+  for (const auto& site : sites) {
+    auto mutant = test::apply_mutation(dist, site);
+    REQUIRE(mutant);
+    const auto r = check(ref, mutant->module);
+    INFO(site.description);
+    REQUIRE(r.verdict == Verdict::kDivergent);
+    CHECK(r.divergence->dist_node == site.node);
+    CHECK_THAT(r.divergence->reason, Catch::Contains("its `direction` is"));
+    CHECK_THAT(r.divergence->reason, Catch::Contains("where the reference's is"));
+  }
+}
+
 namespace {
 
 constexpr const char* kRefactorRef = R"hlo(HloModule r

@@ -124,6 +124,7 @@ TEST_CASE("every mutation kind has a site in the Neuron corpus", "[mutations][co
       {MutationKind::kSwapConcatenate, "llama7b_1layer_decode_tp2.hlo", "concatenate.86"},
       {MutationKind::kPermuteTranspose, "bert_pretrain_fwdbwd_tp2.hlo", "transpose.763"},
       {MutationKind::kWrongShardDim, "linear3_fwd_spmd_megatron.hlo", "all-gather"},
+      {MutationKind::kFlipCompare, "gpt2_decode_tp2.hlo", "compare.9"},
   };
   for (const Expect& e : expected) {
     INFO(mutation_kind_name(e.kind) << " in " << e.file);
