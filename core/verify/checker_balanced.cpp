@@ -46,13 +46,17 @@ std::optional<InstrId> guarded_value(const ir::Computation& comp, const ir::Inst
 }  // namespace
 
 /// The values a divide divides by (through broadcasts, reshapes, conversions and non-zero
-/// guards): the counts a mean divides by, the only values the assumption is made of.
+/// guards), and those a non-zero guard keeps (a guard is written for a divisor: where the
+/// divide is wrong or missing, the count is still one): the counts a mean divides by, the only
+/// values the assumption is made of.
 void Checker::find_divisors() {
   const ir::Computation& d = dist_.entry();
   divisors_.assign(d.size(), false);
   auto is_constant_zero = [&](InstrId z) { return scalar_value(d[z]) == 0.0; };
   for (size_t i = 0; i < d.size(); ++i) {
     const ir::Instruction& instr = d[static_cast<InstrId>(i)];
+    if (auto x = guarded_value(d, instr, is_constant_zero))
+      divisors_[static_cast<size_t>(*x)] = true;
     if (instr.opcode != ir::Opcode::kDivide || instr.operands.size() != 2) continue;
     InstrId v = instr.operands[1];
     for (int hops = 0; hops < 8; ++hops) {

@@ -348,6 +348,31 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
   CHECK(near_hits * 100 >= total * 95);  // and nearly always within one def-use hop
 }
 
+TEST_CASE("a mean's divide swapped, changed or dropped is found at the divide, not the guard",
+          "[verify][mutations]") {
+  // MNIST's loss gradient divides by the rank's count, guarded as select(count != 0, count, 1).
+  // With the divide wrong the count is no divisor, yet its guard still marks it a count: the
+  // balanced-count assumption then carries the check past the guard to the divide.
+  const ir::Module ref = read("mnist_mlp_train_single.hlo"), dist = read("mnist_mlp_train_dp.hlo");
+  size_t seen = 0;
+  for (auto kind : {test::MutationKind::kSwapOperands, test::MutationKind::kChangeOpcode,
+                    test::MutationKind::kDropOp}) {
+    for (const auto& site : test::mutation_sites(dist, kind)) {
+      if (site.node != "divide.69") continue;
+      ++seen;
+      auto mutant = test::apply_mutation(dist, site);
+      REQUIRE(mutant);
+      const auto r = check(ref, mutant->module);
+      INFO(site.description);
+      REQUIRE(r.verdict == Verdict::kDivergent);
+      CHECK(std::find(site.near.begin(), site.near.end(), r.divergence->dist_node) !=
+            site.near.end());
+      CHECK(r.divergence->dist_node != "compare.65");
+    }
+  }
+  CHECK(seen == 3);
+}
+
 TEST_CASE("an inverted mask or guard is reported at its compare, naming the direction",
           "[verify][mutations]") {
   const ir::Module ref = read("gpt2_decode_tp1.hlo"), dist = read("gpt2_decode_tp2.hlo");
