@@ -44,6 +44,23 @@ namespace {
 Expected<CheckResult> check_flat(const ir::Module& ref, const ir::Module& dist,
                                  const CheckRequest& request);
 
+/// The first collective of `m` that exchanges values between devices (a `-done` half aside, and
+/// one over groups of a single device, which returns its operands): a reference that has one is
+/// no single device's program.
+const ir::Instruction* first_exchange(const ir::Module& m) {
+  for (const ir::Computation& c : m.computations) {
+    for (const ir::Instruction& x : c.instructions) {
+      if (!ir::is_collective(x.opcode) || x.opcode_text().ends_with("-done")) continue;
+      const ir::ReplicaGroups* groups = x.replica_groups();
+      const bool alone = groups && !groups->groups.empty() &&
+                         std::all_of(groups->groups.begin(), groups->groups.end(),
+                                     [](const auto& g) { return g.size() == 1; });
+      if (!alone) return &x;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
@@ -73,6 +90,14 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
     result->notes.push_back(std::to_string(unrolled) + " while loop" + (unrolled == 1 ? "" : "s") +
                             " unrolled (trip count known from constants); iteration K of loop W "
                             "is named W.iterK.NODE");
+  }
+  if (const ir::Instruction* x = first_exchange(ref)) {
+    result->notes.push_back(
+        "REF communicates (its " + x->opcode_text() + " '" + x->name +
+        "' exchanges values between devices): a reference is one device's program, so its "
+        "collectives are read as ops of their own, not as layout changes, and a distributed "
+        "program checked against itself may diverge; check each against its single-device "
+        "reference");
   }
   return result;
 }

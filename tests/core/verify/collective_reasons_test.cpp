@@ -63,3 +63,25 @@ TEST_CASE("collective reasons: the wrong reduction, a sum of copies", "[verify]"
         "its operand is rep on tp: `all-reduce` sums 2 equal copies (the reference value would "
         "be counted 2 times)");
 }
+
+TEST_CASE("a reference that communicates is noted as no single device's program", "[verify]") {
+  const std::string both = "HloModule p, num_partitions=2\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[4] parameter(0)
+  s = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=sum
+  ROOT t = f32[4] tanh(s)
+}
+)";
+  const verify::CheckResult r = test::check_texts(both, both);
+  CHECK(r.verdict != verify::Verdict::kEquivalent);
+  CHECK(test::noted(r, "REF communicates (its all-reduce 's' exchanges values between devices)"));
+  // Over groups of one device, a collective returns its operand: nothing to note.
+  const std::string alone = "HloModule p\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[4] parameter(0)
+  s = f32[4] all-reduce(x), replica_groups={{0}}, to_apply=sum
+  ROOT t = f32[4] tanh(s)
+}
+)";
+  const verify::CheckResult one = test::check_texts(alone, alone);
+  CHECK(one.verdict == verify::Verdict::kEquivalent);
+  CHECK_FALSE(test::noted(one, "REF communicates"));
+}
