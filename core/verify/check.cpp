@@ -92,12 +92,18 @@ Expected<CheckResult> check(const ir::Module& ref, const ir::Module& dist,
                             "is named W.iterK.NODE");
   }
   if (const ir::Instruction* x = first_exchange(ref)) {
+    const std::string what = "REF communicates (its " + x->opcode_text() + " '" + x->name +
+                             "' exchanges values between devices)";
     result->notes.push_back(
-        "REF communicates (its " + x->opcode_text() + " '" + x->name +
-        "' exchanges values between devices): a reference is one device's program, so its "
-        "collectives are read as ops of their own, not as layout changes, and a distributed "
-        "program checked against itself may diverge; check each against its single-device "
-        "reference");
+        first_exchange(dist)
+            ? what +
+                  ": a reference is one device's program, so its collectives are read as ops "
+                  "of their own, not as layout changes, and a distributed program checked "
+                  "against itself may diverge; check each against its single-device "
+                  "reference"
+            : what +
+                  " and DIST does not: are they swapped? The single-device reference comes "
+                  "first: scalify check REF DIST");
   }
   return result;
 }

@@ -84,4 +84,7 @@ TEST_CASE("a reference that communicates is noted as no single device's program"
   const verify::CheckResult one = test::check_texts(alone, alone);
   CHECK(one.verdict == verify::Verdict::kEquivalent);
   CHECK_FALSE(test::noted(one, "REF communicates"));
+  // The arguments the wrong way round: the distributed program given as REF.
+  const verify::CheckResult swapped = test::check_texts(test::kDotTanhRef, both);
+  CHECK(test::noted(swapped, "and DIST does not: are they swapped?"));
 }
