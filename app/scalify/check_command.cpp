@@ -12,6 +12,7 @@
 
 #include "hlo/printer.h"
 #include "hlo/reader.h"
+#include "process_exit.h"
 #include "proofcheck/proof_file.h"
 #include "report/report.h"
 #include "report/source_snippet.h"
@@ -274,15 +275,16 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   } else {
     print_text(out, *result, files[0], files[1]);
   }
+  cache.reset();  // the cache is closed before the process may end
   switch (result->verdict) {
     case verify::Verdict::kEquivalent:
-      return 0;
+      return finish(0, out, err);
     case verify::Verdict::kDivergent:
-      return 1;
+      return finish(1, out, err);
     case verify::Verdict::kInconclusive:
-      return 3;
+      break;
   }
-  return 3;
+  return finish(3, out, err);
 }
 
 }  // namespace scalify::cli

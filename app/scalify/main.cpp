@@ -9,6 +9,7 @@
 #include "check_command.h"
 #include "gen_command.h"
 #include "inspect_command.h"
+#include "process_exit.h"
 #include "proof_command.h"
 #include "rules_command.h"
 #include "support/heap_huge_pages.h"
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   // A batch run: its tens of MB of small objects on huge pages (a third of a large check's
   // time was page faults).
   scalify::support::use_huge_pages_for_heap();
+  scalify::cli::exit_when_done(true);  // one command a process: no teardown
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   try {
     return dispatch(args);
