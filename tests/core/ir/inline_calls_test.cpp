@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "core/verify/check_texts.h"
 #include "eval/evaluator.h"
 #include "eval/random_values.h"
 #include "test_support.h"
@@ -18,14 +19,8 @@ using namespace scalify;
 
 namespace {
 
-constexpr const char* kRef = R"(HloModule r
-ENTRY e {
-  x = f32[4,8] parameter(0)
-  w = f32[8,6] parameter(1)
-  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT t = f32[4,6] tanh(d)
-}
-)";
+/// tanh of a matmul (check_texts.h).
+const std::string& kRef = test::kDotTanhRef;
 
 /// The column-parallel half of kRef, its dot in a fusion that calls the tanh.
 std::string dist(const char* activation) {

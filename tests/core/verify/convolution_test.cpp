@@ -18,9 +18,7 @@ std::string conv(int ranks, int batch, int length, int in, int out, bool reduce 
                         std::to_string(out) + "]";
   std::string text = "HloModule cv" + (ranks > 1 ? ", num_partitions=" + n : "") + "\n";
   if (reduce) {
-    text +=
-        "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, "
-        "b)\n}\n";
+    text += test::kSumComputation;
   }
   text += "ENTRY e {\n  x = f32[" + std::to_string(batch) + "," + std::to_string(length) + "," +
           std::to_string(in) + "] parameter(0)\n  k = f32[3," + std::to_string(in) + "," +

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/verify/check_texts.h"
 #include "eval/evaluator.h"
 #include "eval/mesh.h"
 #include "proofcheck/proof_check.h"
@@ -82,8 +83,7 @@ class Writer {
   int64_t devices() const { return int64_t{1} << axes_; }
 
  private:
-  inline static const std::string kSum =
-      "sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
+  inline static const std::string& kSum = test::kSumComputation;
 
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   /// Now and then, a mistake.
