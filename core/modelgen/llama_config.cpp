@@ -116,6 +116,13 @@ std::optional<Diagnostic> validate(const GenOptions& o) {
       break;
     case BugKind::kMoeNoTranspose:
       if (o.experts == 0) return error("--bug " + name + " needs --experts (it is an MoE bug)");
+      if (o.experts == o.tp && o.batch == 1) {
+        // The permute moves the source rank behind batch and expert, both of size 1: it moves
+        // nothing, and leaving it out is no bug.
+        return error("--bug " + name +
+                     " needs more than one expert per rank or a batch above 1 (with one of "
+                     "each the missing permute moves nothing)");
+      }
       break;
     case BugKind::kWrongShardDim:
       if (m.hidden != m.heads * m.head_dim) {

@@ -232,6 +232,7 @@ TEST_CASE("options that cannot make a pair are refused with what to change", "[m
   refused(with_bug(tiny(1), "double-scale"), "needs --tp 2 or more");
   refused(with_bug(tiny(2), "moe-no-transpose"), "needs --experts");
   refused(tiny_moe(4, 6), "does not divide the 6 experts");
+  refused(with_bug(tiny_moe(2, 2), "moe-no-transpose"), "the missing permute moves nothing");
   GenOptions decode_moe = tiny_moe(2, 4);
   decode_moe.decode = true;
   refused(decode_moe, "a decode step has one token");
