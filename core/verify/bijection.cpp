@@ -430,7 +430,8 @@ class Inference {
 
   /// An input the programs flatten differently (images [32,784] in one, [16,1,28,28] in the
   /// other): a dist parameter left without candidates relates to a free ref parameter of its
-  /// element type and another rank by shard(k) of the ref reshaped to the dist dims with dim k
+  /// element type and another rank as rep of the ref reshaped to the dist dims (as many
+  /// elements), or by shard(k) of the ref reshaped to the dist dims with dim k
   /// multiplied by an axis size, when that block is the major part of one ref dim (so that a
   /// shard of the reshape is a contiguous block of ref rows, as a data loader splits a batch).
   void add_reshaped() {
@@ -449,6 +450,19 @@ class Inference {
         const ir::Type& rt = rinstr(r).type;
         if (used[r] || !rt.is_array() || rt.dtype() != dt.dtype() || rt.rank() == dt.rank()) {
           continue;
+        }
+        if (rt.element_count() == dt.element_count()) {
+          // The same elements in another shape (the one program flattens its images before
+          // the step, the other inside it): every rank holds the reshaped whole.
+          out_.parameters[d].candidates.push_back(
+              {rp_[r],
+               Layout::replicated(mesh_.rank()),
+               {},
+               BijectionCandidate::Source::kShape,
+               "a reference parameter no other takes, with its elements, read as " + type_text(dt) +
+                   " (a reshape of " + type_text(rt) + ")",
+               "",
+               dt.dims()});
         }
         // The prefix products of the ref dims: where a ref dim starts in row-major order.
         std::vector<int64_t> starts{1};

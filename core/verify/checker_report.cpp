@@ -278,9 +278,12 @@ void Checker::localise_by_value() {
       return;
     }
     result_.divergence = describe(
-        id, "its operands match reference values, but `" + comp[id].opcode_text() +
-                "` of them computes a value the reference never computes (a different constant, "
-                "operand order, window or permutation than the reference uses)");
+        id, comp[id].operands.empty()
+                ? "it is a value the reference never computes (a changed constant, or a "
+                  "factor the reference does not apply)"
+                : "its operands match reference values, but `" + comp[id].opcode_text() +
+                      "` of them computes a value the reference never computes (a different "
+                      "constant, operand order, window or permutation than the reference uses)");
     result_.divergence->by_value = true;
     return;
   }

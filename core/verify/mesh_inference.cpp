@@ -256,6 +256,19 @@ Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Mod
   if (auto m = from_collectives(uses)) return *m;
   if (auto m = from_shardings(dist)) return *m;
   if (auto m = from_shapes(ref, dist)) return *m;
+  // A collective over every device (`replica_groups={}`) that nothing counts.
+  for (const ir::Computation& c : dist.computations) {
+    for (const Instruction& instr : c.instructions) {
+      if (!is_collective_instr(instr) || instr.get<ir::SourceTargetPairs>("source_target_pairs"))
+        continue;
+      const ir::ReplicaGroups* groups = instr.replica_groups();
+      if (groups && (groups->iota || !groups->groups.empty())) continue;
+      return InferredMesh{Mesh(), "one device: " + instr.name +
+                                      " spans every device (replica_groups={}), but neither the "
+                                      "header nor shardings nor shape ratios say how many there "
+                                      "are: give them with --mesh (say dp=2)"};
+    }
+  }
   return InferredMesh{Mesh(),
                       "one device: no partitions, collectives, shardings or shape ratios say "
                       "otherwise"};
