@@ -1,7 +1,7 @@
 #include "verify/layered_check.h"
 
 #include <algorithm>
-#include <map>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -142,32 +142,55 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   for (size_t i = 0; i < rparts.size(); ++i) {
     if (rparts[i].key != dparts[i].key) return std::nullopt;
   }
-  std::vector<PartModule> rmods = extract_parts(ref, rparts), dmods = extract_parts(dist, dparts);
+  const PartExtractor rext(ref, rparts), dext(dist, dparts);
   const size_t n = rparts.size();
   std::vector<Job> jobs(n);
   auto cancelled = [&] { return request.cancel && request.cancel->load(); };
   if (request.progress) request.progress->total = n;
+  // A repeat's modules are needed again only if it must be checked on its own (phase 2).
+  auto extract = [&](Job& j, size_t k) {
+    j.ref = rext.extract(k);
+    j.dist = dext.extract(k);
+  };
+  auto drop_modules = [](Job& j) {
+    j.ref.module = {};
+    j.dist.module = {};
+  };
 
-  // Candidates, output pairing and memo key of every part.
+  // Candidates, output pairing and memo key of every part. A part whose key an earlier part
+  // has lets its modules go at once: the next part built reuses their memory (most of a large
+  // model's parts are repeats, and fresh memory is what a large check spends most on).
+  std::mutex first_mutex;
+  std::unordered_map<std::string, size_t> first_with_key;
   parallel_for(n, request.threads, [&](size_t k) {
     Job& j = jobs[k];
-    j.ref = std::move(rmods[k]);
-    j.dist = std::move(dmods[k]);
+    extract(j, k);
     j.candidates = infer_bijection(j.ref.module, j.dist.module, mesh);
     add_zero_padding_contracts(j.candidates, j.dist.module, mesh);
     j.outputs = infer_output_bindings(j.ref.module, j.dist.module, mesh);
     j.dist_names = names_in_order(j.dist.module);
     j.ref_names = names_in_order(j.ref.module);
     j.key = key_of(j, mesh, request.options);
+    bool repeat = false;
+    {
+      std::lock_guard lock(first_mutex);
+      auto [first, fresh] = first_with_key.try_emplace(j.key, k);
+      repeat = !fresh && first->second < k;
+      if (!fresh && !repeat) first->second = k;  // a later part got there first
+    }
+    if (repeat) drop_modules(j);
   });
 
   // Phase 1: every distinct part once (from the memo when it knows it), on the thread pool.
   PartMemo own_memo;
   PartMemo& memo = request.memo ? *request.memo : own_memo;
-  std::map<std::string, size_t> first_with_key;
   std::vector<size_t> distinct;
   for (size_t k = 0; k < n; ++k) {
-    if (first_with_key.emplace(jobs[k].key, k).second) distinct.push_back(k);
+    if (first_with_key.at(jobs[k].key) == k) {
+      distinct.push_back(k);
+    } else {
+      drop_modules(jobs[k]);
+    }
   }
   // The results in stages: a part's matches of the program's own nodes (not of the tuple a
   // part returns).
@@ -273,6 +296,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     };
     if (!consistent()) {
       // Check again with exactly the expected bindings.
+      if (j.ref.module.computations.empty()) extract(j, k);
       BijectionCandidates forced;
       const ir::Computation& rc = j.ref.module.entry();
       const ir::Computation& dc = j.dist.module.entry();

@@ -162,10 +162,9 @@ std::vector<Part> partition_layers(const ir::Module& m) {
 
 namespace {
 
-/// Part `p` as a module; `part_of` and `last_reader` (the latest part reading each value) are
-/// computed once for all parts.
-/// Part `p` of `m`. `local` maps the whole ENTRY's ids to the part's: all -1 on entry and on
-/// return (one array for every part, so that no part pays for a map of its own).
+/// Part `p` of `m` as a module; `part_of` and `last_reader` (the latest part reading each value)
+/// are computed once for all parts. `local` maps the whole ENTRY's ids to the part's: all -1 on
+/// entry and on return (one array for every part, so that no part pays for a map of its own).
 PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, size_t p,
                         const std::vector<int>& part_of, const std::vector<int>& last_reader,
                         std::vector<ir::InstrId>& local) {
@@ -268,24 +267,34 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
 
 }  // namespace
 
-std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Part>& parts) {
+PartExtractor::PartExtractor(const ir::Module& m, const std::vector<Part>& parts)
+    : module_(m), parts_(parts) {
   const ir::Computation& whole = m.entry();
-  std::vector<int> part_of(whole.size(), -1), last_reader(whole.size(), -1);
+  part_of_.assign(whole.size(), -1);
+  last_reader_.assign(whole.size(), -1);
   for (size_t i = 0; i < parts.size(); ++i) {
-    for (ir::InstrId id : parts[i].members) part_of[static_cast<size_t>(id)] = static_cast<int>(i);
+    for (ir::InstrId id : parts[i].members) part_of_[static_cast<size_t>(id)] = static_cast<int>(i);
   }
   for (size_t i = 0; i < whole.size(); ++i) {
     for (ir::InstrId o : whole[static_cast<ir::InstrId>(i)].operands) {
-      int& r = last_reader[static_cast<size_t>(o)];
-      r = std::max(r, part_of[i]);
+      int& r = last_reader_[static_cast<size_t>(o)];
+      r = std::max(r, part_of_[i]);
     }
   }
+}
+
+PartModule PartExtractor::extract(size_t p) const {
+  // One map of whole ids to part ids per thread, all -1 between calls.
+  thread_local std::vector<ir::InstrId> local;
+  if (local.size() < part_of_.size()) local.resize(part_of_.size(), -1);
+  return extract_part(module_, parts_, p, part_of_, last_reader_, local);
+}
+
+std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Part>& parts) {
+  const PartExtractor extractor(m, parts);
   std::vector<PartModule> out;
   out.reserve(parts.size());
-  std::vector<ir::InstrId> local(whole.size(), -1);
-  for (size_t p = 0; p < parts.size(); ++p) {
-    out.push_back(extract_part(m, parts, p, part_of, last_reader, local));
-  }
+  for (size_t p = 0; p < parts.size(); ++p) out.push_back(extractor.extract(p));
   return out;
 }
 

@@ -57,6 +57,26 @@ struct PartModule {
   bool has_root = false;             ///< the part computes the program's ROOT (its outputs)
 };
 
+/// Builds the parts of `parts` (from partition_layers(m)) as modules, one at a time, on any
+/// thread: a caller that needs a part only for a while (a repeat of a part already checked)
+/// frees it before building the next, so that the next reuses its memory.
+///
+///   const PartExtractor parts(m, partition_layers(m));
+///   PartModule first = parts.extract(0);  // parts.size() of them
+class PartExtractor {
+ public:
+  /// Keeps references to `m` and `parts`, which must outlive it.
+  PartExtractor(const ir::Module& m, const std::vector<Part>& parts);
+  size_t size() const { return parts_.size(); }
+  PartModule extract(size_t p) const;
+
+ private:
+  const ir::Module& module_;
+  const std::vector<Part>& parts_;
+  std::vector<int> part_of_;      ///< per whole ENTRY instruction: its part, or -1
+  std::vector<int> last_reader_;  ///< per whole ENTRY instruction: the last part reading it
+};
+
 /// Builds every part of `parts` (from partition_layers(m)) as a module.
 std::vector<PartModule> extract_parts(const ir::Module& m, const std::vector<Part>& parts);
 
