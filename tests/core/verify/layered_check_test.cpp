@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "check_texts.h"
 #include "support/layered_example.h"
 #include "test_support.h"
 #include "verify/check.h"
@@ -149,4 +150,57 @@ TEST_CASE("layered check: parts publish their matches as they finish (results in
     CHECK(dist.entry().find(m.dist).has_value());
   }
   CHECK(staged->matches.size() >= final_matches.size());
+}
+
+namespace {
+
+/// A row-parallel matmul hands its partial sums through `layers` layers that only double them
+/// (linear: a partial sum stays one), then all-reduces and takes tanh. Each layer, checked on its
+/// own, binds its input as rep first; the layer before it proved a partial sum.
+std::string doubling_layers(int layers, bool dist) {
+  auto md = [](const std::string& scope) {
+    return ", metadata={op_type=\"aten__mul\" op_name=\"" + scope + "/aten__mul\"}";
+  };
+  std::string s = "HloModule m\n";
+  if (dist) s += test::kSumComputation;
+  s += "ENTRY e {\n";
+  s += dist ? "  x = f32[4,4] parameter(0)\n  w = f32[4,6] parameter(1)\n"
+            : "  x = f32[4,8] parameter(0)\n  w = f32[8,6] parameter(1)\n";
+  s += "  h0 = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}" +
+       md("model.embed") + "\n";
+  for (int k = 0; k < layers; ++k) {
+    const std::string n = std::to_string(k), scope = "model.layers." + n;
+    s += "  two" + n + " = f32[] constant(2)" + md(scope) + "\n";
+    s += "  b" + n + " = f32[4,6] broadcast(two" + n + "), dimensions={}" + md(scope) + "\n";
+    s += "  h" + std::to_string(k + 1) + " = f32[4,6] multiply(h" + n + ", b" + n + ")" +
+         md(scope) + "\n";
+  }
+  const std::string last = "h" + std::to_string(layers);
+  s += dist ? "  s = f32[4,6] all-reduce(" + last + "), replica_groups={{0,1}}, to_apply=sum" +
+                  md("model.norm") + "\n  ROOT t = f32[4,6] tanh(s)" + md("model.norm") + "\n"
+            : "  ROOT t = f32[4,6] tanh(" + last + ")" + md("model.norm") + "\n";
+  return s + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("layered check: repeats bound otherwise than the parts before them are checked again",
+          "[verify][layered]") {
+  const ir::Module ref = test::parse_module(doubling_layers(5, false));
+  const ir::Module dist = test::parse_module(doubling_layers(5, true));
+  verify::LayeredRequest request;
+  request.threads = 2;
+  const auto r = verify::check_by_layers(ref, dist, kTp2, request);
+  REQUIRE(r);
+  CHECK(r->verdict == Verdict::kEquivalent);
+  // Five parts (the matmul joins layer 0, the all-reduce and tanh layer 4); layers 2 and 3
+  // repeat layer 1, so their modules were let go and are built again to be checked again.
+  CHECK(r->stats.parts == 5);
+  CHECK(r->stats.memo_hits == 2);
+  CHECK(test::noted(*r,
+                    "5 parts (layer 0 to layer 4): 3 distinct, 2 from the memo, 3 checked "
+                    "again under the bindings of the parts before them"));
+  for (const auto& f : r->derivation) {
+    if (f.dist == "h3") CHECK(f.layout.to_string(kTp2) == "partial(sum,tp)");
+  }
 }
