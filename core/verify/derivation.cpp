@@ -113,36 +113,48 @@ void DerivationJoiner::reserve(size_t facts) {
   by_value_.reserve(facts);
 }
 
+void DerivationJoiner::add(DerivedFact&& f, size_t i, std::vector<size_t>& at) {
+  if (!f.premises.empty() && f.premises[0] < i && !in_program_(f.dist)) {
+    at[i] = at[f.premises[0]];  // the part's own output tuple: the value it hands on
+    return;
+  }
+  if (f.rule == "bijection" || f.rule == "assumption") {
+    // A value an earlier part proved (or a parameter an earlier part bound) alike.
+    if (const auto same = same_fact(f)) {
+      at[i] = *same;
+      return;
+    }
+  }
+  DerivedFact g = std::move(f);
+  g.index = whole_.size();
+  size_t kept = 0;  // premises renumbered in place (a premise is always an earlier fact)
+  for (size_t p : g.premises) {
+    if (p < i) g.premises[kept++] = at[p];
+  }
+  g.premises.resize(kept);
+  at[i] = g.index;
+  const auto [chain, first] = by_value_.try_emplace(value_hash(g), g.index, g.index);
+  if (!first) {
+    next_[chain->second.second] = g.index;
+    chain->second.second = g.index;
+  }
+  next_.push_back(std::string::npos);
+  whole_.push_back(std::move(g));
+}
+
 std::vector<size_t> DerivationJoiner::append(std::vector<DerivedFact> part) {
   std::vector<size_t> at(part.size(), 0);
+  for (size_t i = 0; i < part.size(); ++i) add(std::move(part[i]), i, at);
+  return at;
+}
+
+std::vector<size_t> DerivationJoiner::append_copy(const std::vector<DerivedFact>& part,
+                                                  const std::function<void(DerivedFact&)>& adjust) {
+  std::vector<size_t> at(part.size(), 0);
   for (size_t i = 0; i < part.size(); ++i) {
-    DerivedFact& f = part[i];
-    if (!f.premises.empty() && f.premises[0] < i && !in_program_(f.dist)) {
-      at[i] = at[f.premises[0]];  // the part's own output tuple: the value it hands on
-      continue;
-    }
-    if (f.rule == "bijection" || f.rule == "assumption") {
-      // A value an earlier part proved (or a parameter an earlier part bound) alike.
-      if (const auto same = same_fact(f)) {
-        at[i] = *same;
-        continue;
-      }
-    }
-    DerivedFact g = std::move(f);
-    g.index = whole_.size();
-    size_t kept = 0;  // premises renumbered in place (a premise is always an earlier fact)
-    for (size_t p : g.premises) {
-      if (p < i) g.premises[kept++] = at[p];
-    }
-    g.premises.resize(kept);
-    at[i] = g.index;
-    const auto [chain, first] = by_value_.try_emplace(value_hash(g), g.index, g.index);
-    if (!first) {
-      next_[chain->second.second] = g.index;
-      chain->second.second = g.index;
-    }
-    next_.push_back(std::string::npos);
-    whole_.push_back(std::move(g));
+    DerivedFact f = part[i];
+    adjust(f);
+    add(std::move(f), i, at);
   }
   return at;
 }

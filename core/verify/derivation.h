@@ -112,12 +112,18 @@ class DerivationJoiner {
   void reserve(size_t facts);
   /// Appends one part's derivation; returns, per part fact, its index in the whole.
   std::vector<size_t> append(std::vector<DerivedFact> part);
+  /// The same for a part whose derivation is another's, copied and changed by `adjust` (names
+  /// replaced: a repeated layer takes the derivation of the first layer like it).
+  std::vector<size_t> append_copy(const std::vector<DerivedFact>& part,
+                                  const std::function<void(DerivedFact&)>& adjust);
   const std::vector<DerivedFact>& derivation() const { return whole_; }
   std::vector<DerivedFact> take() && { return std::move(whole_); }
 
  private:
   /// The first fact on the same value as `f` (dist and element) with `f`'s layout, if any.
   std::optional<size_t> same_fact(const DerivedFact& f) const;
+  /// Adds part fact `i`, given as `f`, or maps it to a fact already in; records where in `at`.
+  void add(DerivedFact&& f, size_t i, std::vector<size_t>& at);
 
   std::function<bool(const std::string&)> in_program_;
   std::vector<DerivedFact> whole_;

@@ -44,6 +44,9 @@ struct Job {
   std::vector<std::string> dist_names, ref_names;  ///< in topological order
   CheckResult result;
   bool checked = false;  ///< the result is this part's own (not renamed from another)
+  /// A repeat's derivation is that part's, renamed as the join copies it in (its result holds
+  /// none).
+  std::optional<size_t> derivation_of;
 };
 
 std::vector<std::string> names_in_order(const ir::Module& m) {
@@ -81,9 +84,9 @@ std::string key_of(const Job& j, const Mesh& mesh, const CheckOptions& options) 
   return hash128(k);
 }
 
-/// `result`, found on part `from`, renamed to part `to`'s instructions.
-CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
-                  const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
+/// The names of part `from` (dist and ref, in topological order) as part `to` calls them.
+Renames renames_to(const std::vector<std::string>& from_dist,
+                   const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
   Renames renames;
   renames.proofs = proofs;
   renames.dist.reserve(to.dist_names.size());
@@ -94,6 +97,13 @@ CheckResult moved(const CheckResult& result, const std::vector<std::string>& fro
   for (size_t i = 0; i < from_ref.size() && i < to.ref_names.size(); ++i) {
     if (from_ref[i] != to.ref_names[i]) renames.ref.emplace(from_ref[i], to.ref_names[i]);
   }
+  return renames;
+}
+
+/// `result`, found on part `from`, renamed to part `to`'s instructions.
+CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
+                  const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
+  const Renames renames = renames_to(from_dist, from_ref, to, proofs);
   return renames.empty() ? result : renamed(result, renames);
 }
 
@@ -238,21 +248,36 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     const size_t first = first_with_key.at(jobs[k].key);
     if (first != k) repeats.emplace_back(k, first);
   }
+  auto take_repeat = [&](size_t k, size_t f) {
+    const Job& first = jobs[f];
+    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
+    if (request.progress) {
+      if (jobs[k].result.verdict == Verdict::kEquivalent) publish(jobs[k].result);
+      ++request.progress->done;
+      ++request.progress->memo_hits;
+    }
+  };
+  // Their derivations are the first parts', renamed as the join copies them in: set aside
+  // meanwhile, so that no repeat copies one here. The last part renders its goals' proofs
+  // from its derivation: it takes its own.
+  std::unordered_map<size_t, std::vector<DerivedFact>> aside;  // by first part
+  for (const auto& [k, f] : repeats) {
+    if (k == n - 1 || aside.count(f)) continue;
+    aside[f] = std::move(jobs[f].result.derivation);
+    jobs[f].result.derivation.clear();
+  }
   parallel_for(
       repeats.size(), request.threads,
       [&](size_t i) {
         const auto [k, f] = repeats[i];
-        const Job& first = jobs[f];
-        jobs[k].result =
-            moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
-        if (request.progress) {
-          if (jobs[k].result.verdict == Verdict::kEquivalent) publish(jobs[k].result);
-          ++request.progress->done;
-          ++request.progress->memo_hits;
-        }
+        if (k == n - 1) return;
+        take_repeat(k, f);
+        jobs[k].derivation_of = f;
       },
       cancelled);
+  for (auto& [f, derivation] : aside) jobs[f].result.derivation = std::move(derivation);
   if (cancelled()) return std::nullopt;
+  if (!repeats.empty() && repeats.back().first == n - 1) take_repeat(n - 1, repeats.back().second);
   memo_hits += repeats.size();
 
   // Phase 2, in order: a part's bindings must be what the parts before it proved of the values
@@ -320,10 +345,21 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
         // it by its shape alone would assume what nobody showed.
         forced.parameters.push_back(std::move(pc));
       }
+      // Its repeats' results are renamed from the result it is about to replace: they take
+      // their derivations now, renamed from the one they were found with.
+      for (size_t m = k + 1; m < n; ++m) {
+        Job& later = jobs[m];
+        if (later.derivation_of != k) continue;
+        const Renames renames = renames_to(j.dist_names, j.ref_names, later, false);
+        later.result.derivation = j.result.derivation;
+        for (DerivedFact& fact : later.result.derivation) rename_fact(fact, renames);
+        later.derivation_of.reset();
+      }
       j.result = search_bindings(j.ref.module, j.dist.module, mesh, forced, j.outputs,
                                  request.options, request.max_attempts)
                      .result;
       j.checked = true;
+      j.derivation_of.reset();
       ++rechecked;
     }
     // Record what this part bound (a failing part too: its bindings explain its divergence)
@@ -426,16 +462,28 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   std::vector<size_t> last_at;  // the last part's facts in the whole derivation
   size_t last_start = 0;        // where the last part's facts begin
   size_t facts = 0, matches = 0;
-  for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
-    facts += jobs[k].result.derivation.size();
-    matches += jobs[k].result.matches.size();
+  const size_t joined = failed ? *failed + 1 : n;
+  std::vector<bool> copied(n, false);  // parts whose derivation a repeat takes too
+  for (size_t k = 0; k < joined; ++k) {
+    const Job& j = jobs[k];
+    facts += (j.derivation_of ? jobs[*j.derivation_of] : j).result.derivation.size();
+    matches += j.result.matches.size();
+    if (j.derivation_of) copied[*j.derivation_of] = true;
   }
   join.reserve(facts);
   out.matches.reserve(matches);
   matched.reserve(matches);
-  for (size_t k = 0; k <= (failed ? *failed : n - 1); ++k) {
+  for (size_t k = 0; k < joined; ++k) {
     last_start = join.derivation().size();
-    last_at = join.append(std::move(jobs[k].result.derivation));
+    if (const auto f = jobs[k].derivation_of) {
+      const Renames renames = renames_to(jobs[*f].dist_names, jobs[*f].ref_names, jobs[k], false);
+      last_at = join.append_copy(jobs[*f].result.derivation,
+                                 [&](DerivedFact& fact) { rename_fact(fact, renames); });
+    } else if (copied[k]) {
+      last_at = join.append_copy(jobs[k].result.derivation, [](DerivedFact&) {});
+    } else {
+      last_at = join.append(std::move(jobs[k].result.derivation));
+    }
     for (const Assumption& a : jobs[k].result.assumptions) {
       const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
                                      [&](const Assumption& b) { return b.dist == a.dist; });

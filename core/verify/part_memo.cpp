@@ -95,21 +95,36 @@ std::optional<MemoEntry> memo_entry_from_text(std::string_view text, const Mesh&
   return e;
 }
 
+namespace {
+
+/// A name field holds one name (a goal's with `#element`): looked up, not scanned.
+void rename_exact(std::string& s, const NameMap& names) {
+  const size_t hash = s.find('#');
+  const auto found = names.find(std::string_view(s).substr(0, hash));
+  if (found == names.end()) return;
+  if (hash == std::string::npos) {
+    s.assign(found->second);
+  } else {
+    std::string renamed_name(found->second);
+    renamed_name.append(s, hash);
+    s = std::move(renamed_name);
+  }
+}
+
+}  // namespace
+
+void rename_fact(DerivedFact& f, const Renames& renames) {
+  rename_exact(f.dist, renames.dist);
+  rename_exact(f.ref, renames.ref);
+  // The steps of a loop or conditional are checks of its computations, whose instructions the
+  // renames do not cover: dropped, so the proof checker says the fact is not re-checked rather
+  // than read another part's names.
+  f.control_flow.reset();
+}
+
 CheckResult renamed(const CheckResult& result, const Renames& renames) {
   CheckResult r = result;
-  // Name fields hold one name (a goal's with `#element`): looked up, not scanned.
-  auto exact = [](std::string& s, const NameMap& names) {
-    const size_t hash = s.find('#');
-    const auto found = names.find(std::string_view(s).substr(0, hash));
-    if (found == names.end()) return;
-    if (hash == std::string::npos) {
-      s.assign(found->second);
-    } else {
-      std::string renamed_name(found->second);
-      renamed_name.append(s, hash);
-      s = std::move(renamed_name);
-    }
-  };
+  const auto exact = rename_exact;
   auto dist = [&](std::string& s) { exact(s, renames.dist); };
   auto ref = [&](std::string& s) { exact(s, renames.ref); };
   auto text = [&](std::string& s) { rename_text(s, renames); };
@@ -129,14 +144,7 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
     dist(m.dist);
     ref(m.ref);
   }
-  for (DerivedFact& f : r.derivation) {
-    dist(f.dist);
-    ref(f.ref);
-    // The steps of a loop or conditional are checks of its computations, whose instructions
-    // the renames do not cover: dropped, so the proof checker says the fact is not re-checked
-    // rather than read another part's names.
-    f.control_flow.reset();
-  }
+  for (DerivedFact& f : r.derivation) rename_fact(f, renames);
   for (Goal& g : r.goals) {
     ref(g.ref);
     dist(g.dist);

@@ -47,6 +47,10 @@ struct Renames {
   bool empty() const { return dist.empty() && ref.empty(); }
 };
 
+/// Fact `f` (of a derivation found on another part) with its names replaced; a loop's or
+/// conditional's steps, whose names the renames do not cover, dropped.
+void rename_fact(DerivedFact& f, const Renames& renames);
+
 /// `result` with names replaced as whole words: distributed names in the fields that name
 /// distributed nodes, reference names in those that name reference nodes, and in free text
 /// (reasons, proofs, notes) both where they do not disagree.
