@@ -46,6 +46,7 @@ struct PendingOperand {
   std::string_view name;
   size_t offset;
   std::optional<ir::Type> declared;  ///< the type written before the operand, if any
+  ir::InstrId id = -1;               ///< where found while reading (defined before its use)
 };
 
 /// What the reader remembers about a computation until names and calls are resolved.
@@ -224,7 +225,8 @@ class ModuleReader {
   void read_instruction(ir::Computation& comp, PendingComputation& pending, bool is_root,
                         size_t at) {
     ir::Instruction instr;
-    instr.name = std::string(c_.expect_name("an instruction name or '}'"));
+    const std::string_view name = c_.expect_name("an instruction name or '}'");
+    instr.name = std::string(name);
     c_.expect('=', "after the instruction name");
     // The type may be left out (`%t = tuple(%a, %b)`); it is then inferred once names resolve.
     c_.skip_ws();
@@ -261,12 +263,14 @@ class ModuleReader {
       c_.expect(')', "to close the operand list");
     }
     read_attribute_list(instr.attrs, &pending.attr_offsets, &instr.metadata);
-    if (auto first = comp.find(instr.name)) {
-      const SourcePos p = LineIndex(text_).pos(pending.instr_offsets[static_cast<size_t>(*first)]);
-      throw ReadError{at, "duplicate instruction name '" + instr.name +
+    const auto added = comp.add(std::move(instr));
+    if (!added) {
+      const size_t first = static_cast<size_t>(*comp.find(name));
+      const SourcePos p = LineIndex(text_).pos(pending.instr_offsets[first]);
+      throw ReadError{at, "duplicate instruction name '" + std::string(name) +
                               "' (first defined at line " + std::to_string(p.line) + ")"};
     }
-    const ir::InstrId id = *comp.add(std::move(instr));
+    const ir::InstrId id = *added;
     if (is_root) comp.root = id;
     if (type_omitted) pending.type_omitted.push_back(id);
     pending.instr_offsets.push_back(at);
@@ -313,6 +317,7 @@ class ModuleReader {
     operand.name = c_.expect_name("an operand name");
     if (operand.declared) {
       const auto id = comp.find(operand.name);
+      if (id) operand.id = *id;
       const bool known = id && std::find(pending.type_omitted.begin(), pending.type_omitted.end(),
                                          *id) == pending.type_omitted.end();
       if (known) {
@@ -336,7 +341,7 @@ class ModuleReader {
     for (size_t i = 0; i < comp.size(); ++i) {
       ir::Instruction& instr = comp.instructions[i];
       for (const PendingOperand& operand : pending.operands_of(i)) {
-        auto id = comp.find(operand.name);
+        const auto id = operand.id >= 0 ? std::optional(operand.id) : comp.find(operand.name);
         if (!id) {
           throw ReadError{operand.offset, "undefined operand '" + std::string(operand.name) +
                                               "' in computation '" + comp.name + "'"};
