@@ -47,6 +47,7 @@ struct Job {
   /// A repeat's derivation is that part's, renamed as the join copies it in (its result holds
   /// none).
   std::optional<size_t> derivation_of;
+  Renames renames;  ///< with derivation_of: that part's names as this part calls them
 };
 
 std::vector<std::string> names_in_order(const ir::Module& m) {
@@ -100,11 +101,15 @@ Renames renames_to(const std::vector<std::string>& from_dist,
   return renames;
 }
 
+/// `result` renamed (a copy when nothing is).
+CheckResult moved(const CheckResult& result, const Renames& renames) {
+  return renames.empty() ? result : renamed(result, renames);
+}
+
 /// `result`, found on part `from`, renamed to part `to`'s instructions.
 CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
                   const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
-  const Renames renames = renames_to(from_dist, from_ref, to, proofs);
-  return renames.empty() ? result : renamed(result, renames);
+  return moved(result, renames_to(from_dist, from_ref, to, proofs));
 }
 
 /// The distributed output element a goal names (`tuple.12#3` → 3; no '#' → 0).
@@ -250,7 +255,12 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   }
   auto take_repeat = [&](size_t k, size_t f) {
     const Job& first = jobs[f];
-    jobs[k].result = moved(first.result, first.dist_names, first.ref_names, jobs[k], k == n - 1);
+    Renames renames = renames_to(first.dist_names, first.ref_names, jobs[k], k == n - 1);
+    jobs[k].result = moved(first.result, renames);
+    if (k != n - 1) {
+      jobs[k].derivation_of = f;
+      jobs[k].renames = std::move(renames);
+    }
     if (request.progress) {
       if (jobs[k].result.verdict == Verdict::kEquivalent) publish(jobs[k].result);
       ++request.progress->done;
@@ -270,9 +280,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       repeats.size(), request.threads,
       [&](size_t i) {
         const auto [k, f] = repeats[i];
-        if (k == n - 1) return;
-        take_repeat(k, f);
-        jobs[k].derivation_of = f;
+        if (k != n - 1) take_repeat(k, f);
       },
       cancelled);
   for (auto& [f, derivation] : aside) jobs[f].result.derivation = std::move(derivation);
@@ -350,9 +358,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       for (size_t m = k + 1; m < n; ++m) {
         Job& later = jobs[m];
         if (later.derivation_of != k) continue;
-        const Renames renames = renames_to(j.dist_names, j.ref_names, later, false);
         later.result.derivation = j.result.derivation;
-        for (DerivedFact& fact : later.result.derivation) rename_fact(fact, renames);
+        for (DerivedFact& fact : later.result.derivation) rename_fact(fact, later.renames);
         later.derivation_of.reset();
       }
       j.result = search_bindings(j.ref.module, j.dist.module, mesh, forced, j.outputs,
@@ -458,7 +465,11 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   }
   std::unordered_set<std::string_view> matched;  // views of the jobs' matches, which stay put
   // The derivation: the parts' in order, in the whole program's terms (verify/derivation.h).
-  DerivationJoiner join([&](const std::string& name) { return dwhole.find(name).has_value(); });
+  // Of the names a part's facts use, only its output tuple's is not the program's: other names
+  // need no look-up.
+  DerivationJoiner join([&](const std::string& name) {
+    return !name.ends_with(kPartOutputsSuffix) || dwhole.find(name).has_value();
+  });
   std::vector<size_t> last_at;  // the last part's facts in the whole derivation
   size_t last_start = 0;        // where the last part's facts begin
   size_t facts = 0, matches = 0;
@@ -476,9 +487,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   for (size_t k = 0; k < joined; ++k) {
     last_start = join.derivation().size();
     if (const auto f = jobs[k].derivation_of) {
-      const Renames renames = renames_to(jobs[*f].dist_names, jobs[*f].ref_names, jobs[k], false);
       last_at = join.append_copy(jobs[*f].result.derivation,
-                                 [&](DerivedFact& fact) { rename_fact(fact, renames); });
+                                 [&](DerivedFact& fact) { rename_fact(fact, jobs[k].renames); });
     } else if (copied[k]) {
       last_at = join.append_copy(jobs[k].result.derivation, [](DerivedFact&) {});
     } else {

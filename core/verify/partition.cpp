@@ -246,7 +246,7 @@ PartModule extract_part(const ir::Module& m, const std::vector<Part>& parts, siz
     }
   } else {
     ir::Instruction root;
-    root.name = whole.name + ".part" + std::to_string(p) + ".outputs";
+    root.name = whole.name + ".part" + std::to_string(p) + std::string(kPartOutputsSuffix);
     root.opcode = ir::Opcode::kTuple;
     std::vector<ir::Type> types;
     for (ir::InstrId id : parts[p].members) {

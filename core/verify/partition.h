@@ -50,6 +50,10 @@ std::vector<Part> partition_layers(const ir::Module& m);
 /// A part as a module of its own. Its ENTRY's parameters are the values it reads from outside
 /// (named and typed as in the whole program); its ROOT is a tuple of the values read after it,
 /// in topological order (with the program's ROOT in the last part, its elements).
+/// How the name of a part's ROOT tuple ends (`main.part3.outputs`); no other name of a part's
+/// ENTRY is not the whole program's.
+inline constexpr std::string_view kPartOutputsSuffix = ".outputs";
+
 struct PartModule {
   ir::Module module;
   std::vector<ir::InstrId> inputs;   ///< per parameter number: the whole program's instruction
