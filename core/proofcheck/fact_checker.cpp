@@ -360,6 +360,7 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
   Layout want = p.layout;
   const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
   const bool gather = op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
+  double copies = 1;  // a sum of equal copies: their number times the value
   if (reduce) {
     const auto c = reduction_of(dist_, instr);
     if (!c) return std::string("its reducer is not one sum, max, min or product");
@@ -367,7 +368,10 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
       const AxisLayout& q = p.layout.axes[a];
       const bool idempotent =
           q.is_rep() && (*c == verify::ReduceOp::kMax || *c == verify::ReduceOp::kMin);
-      if (!(q.is_partial() && q.op == *c) && !idempotent) {
+      if (q.is_rep() && *c == verify::ReduceOp::kSum && terms_[x].type.is_array() &&
+          ir::is_float(terms_[x].type.dtype())) {
+        copies *= static_cast<double>(mesh_.size(a));
+      } else if (!(q.is_partial() && q.op == *c) && !idempotent) {
         return "its operand is " + p.layout.to_string(mesh_) + ", which the all-reduce over " +
                mesh_.name(a) + " does not combine into the whole value";
       }
@@ -419,7 +423,7 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     return "from " + p.layout.to_string(mesh_) + " it gives " + want.to_string(mesh_) + ", not " +
            f.layout.to_string(mesh_);
   }
-  return x;
+  return copies == 1 ? x : terms_.scaled(copies, x);
 }
 
 namespace {

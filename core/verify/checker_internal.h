@@ -125,6 +125,8 @@ class Checker {
   std::optional<Layout> goal_layout(const egraph::EGraph& g, uint32_t f, size_t i) const;
   bool some_output_unlifted() const;
   void localise_by_value();
+  /// For an all-reduce that summed equal copies: the reason it is the divergence.
+  std::optional<std::string> sum_of_copies(InstrId id) const;
   void localise_at_outputs();
   void record_matches();
   /// Every fact as CheckResult::derivation, after saturation (e-classes and reference nodes

@@ -440,6 +440,10 @@ std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& l
       f.ref = bridge_.view(refs[lift.operand], *lift.view, t->dtype());
       return f;
     }
+    case Lift::Term::kScaled:
+      f.ref = bridge_.scale(refs[lift.operand], lift.factor);
+      f.apply = true;  // a value of its own, which the reference may never compute
+      return f;
     case Lift::Term::kPadded: {
       // The gathered value is the reference value followed by padding nobody knows.
       const ClassId x = refs[lift.operand];

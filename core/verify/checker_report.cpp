@@ -277,6 +277,11 @@ void Checker::localise_by_value() {
       result_.divergence = std::move(earlier);
       return;
     }
+    if (const auto copies = sum_of_copies(id)) {
+      result_.divergence = describe(id, *copies);
+      result_.divergence->by_value = true;
+      return;
+    }
     result_.divergence = describe(
         id, comp[id].operands.empty()
                 ? "it is a value the reference never computes (a changed constant, or a "
@@ -288,6 +293,30 @@ void Checker::localise_by_value() {
     return;
   }
   localise_at_outputs();
+}
+
+std::optional<std::string> Checker::sum_of_copies(InstrId id) const {
+  const ir::Instruction& instr = dist_.entry()[id];
+  for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+    for (uint32_t f : element) {
+      if (facts_[f].rule != kSumOfCopies) continue;
+      const ir::ReplicaGroups none;
+      const ir::ReplicaGroups* groups = instr.replica_groups();
+      const auto axes = mesh_.axes_of(groups ? *groups : none);
+      if (!axes) return std::nullopt;
+      std::string names;
+      int64_t copies = 1;
+      for (size_t a : *axes) {
+        names += (names.empty() ? "" : ",") + mesh_.name(a);
+        copies *= mesh_.size(a);
+      }
+      const std::string n = std::to_string(copies);
+      return "its operand is rep on " + names + ": `all-reduce` sums " + n +
+             " equal copies, and nothing after it divides by " + n +
+             " (the reference value is counted " + n + " times)";
+    }
+  }
+  return std::nullopt;
 }
 
 /// Every node holds a value of the reference, but an output is not the one the reference

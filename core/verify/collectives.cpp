@@ -212,12 +212,18 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
     const auto rop = reducer_op(module, instr);
     if (!rop) return NoLift{name + " with a reducer that is not one sum, max, min or product"};
     if (axes->empty()) return over_groups_of_one(true, "all-reduce (no communication)");
+    double copies = 1;  // the sum of equal copies is their number times the value
     for (size_t a : *axes) {
       const AxisLayout& p = x.layout.axes[a];
       if (p.is_partial() && p.op == *rop) {
         out.axes[a] = AxisLayout::rep();
       } else if (p.is_rep() && (*rop == ReduceOp::kMax || *rop == ReduceOp::kMin)) {
         // max over equal values is that value
+      } else if (p.is_rep() && *rop == ReduceOp::kSum && ir::is_float(instr.type.dtype())) {
+        // Data-parallel training that scales the sum by 1 / N afterwards (torch-xla's
+        // `all_reduce(..., scale=1/world_size)` on ranks given the same batch); whether the
+        // scale follows is for the values downstream to show.
+        copies *= static_cast<double>(mesh.size(a));
       } else if (p.is_rep()) {
         return NoLift{says(x, mesh) + " on " + mesh.name(a) + ": " + name + " " +
                       std::string(reduce_op_verb(*rop)) + " " + std::to_string(mesh.size(a)) +
@@ -229,7 +235,12 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
                       ", which does not combine it into the whole value"};
       }
     }
-    return keep(out, x.ref_type, "all-reduce");
+    Lift l = keep(out, x.ref_type, copies == 1 ? "all-reduce" : std::string(kSumOfCopies));
+    if (copies != 1) {
+      l.term = Lift::Term::kScaled;
+      l.factor = copies;
+    }
+    return l;
   }
 
   const ir::DimList& dims = instr.dims_attr("dimensions");

@@ -1,6 +1,8 @@
 #include "verify/mesh_inference.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "verify/bijection.h"
 
@@ -8,6 +10,7 @@ namespace scalify::verify {
 
 namespace {
 
+using ir::InstrId;
 using ir::Instruction;
 
 Mesh one_axis(int64_t size) { return Mesh({MeshAxis{"tp", size}}); }
@@ -219,6 +222,74 @@ std::optional<std::string> unpartitioned(const ir::Module& ref, const ir::Module
   return evidence;
 }
 
+/// Whether `instr` sums over every device without naming them (`replica_groups={}`).
+bool sums_over_all_devices(const Instruction& instr) {
+  if (instr.opcode != ir::Opcode::kAllReduce && instr.opcode != ir::Opcode::kAllReduceStart) {
+    return false;
+  }
+  const ir::ReplicaGroups* groups = instr.replica_groups();
+  return !groups || (!groups->iota && groups->groups.empty());
+}
+
+/// N when `id` is a constant 1/N (an integer N of 2 or more) or is computed from one through
+/// broadcasts, conversions and scalar products (`broadcast(multiply(lr, 0.5))`).
+std::optional<int64_t> reciprocal_factor(const ir::Computation& c, ir::InstrId id, int depth) {
+  const Instruction& instr = c[id];
+  if (instr.opcode == ir::Opcode::kConstant && instr.type.is_array() &&
+      instr.type.element_count() == 1 && ir::is_float(instr.type.dtype())) {
+    char* end = nullptr;
+    const double v = std::strtod(instr.literal.c_str(), &end);
+    if (end == instr.literal.c_str() || !(v > 0 && v <= 0.5)) return std::nullopt;
+    const double n = std::round(1 / v);
+    if (std::abs(n * v - 1) > 1e-6) return std::nullopt;
+    return static_cast<int64_t>(n);
+  }
+  if (depth == 0) return std::nullopt;
+  const bool passes = instr.opcode == ir::Opcode::kBroadcast ||
+                      instr.opcode == ir::Opcode::kConvert ||
+                      instr.opcode == ir::Opcode::kReshape ||
+                      (instr.opcode == ir::Opcode::kMultiply && instr.type.element_count() == 1);
+  if (!passes) return std::nullopt;
+  for (ir::InstrId o : instr.operands) {
+    if (auto n = reciprocal_factor(c, o, depth - 1)) return n;
+  }
+  return std::nullopt;
+}
+
+/// A sum over every device that nothing counts, scaled by 1/N right after (torch-xla's
+/// `all_reduce(SUM, grads, scale=1.0 / world_size)` in data-parallel training): N devices.
+std::optional<InferredMesh> from_mean_scale(const ir::Module& m) {
+  for (const ir::Computation& c : m.computations) {
+    // The sums and the elements taken from them, then a product with 1/N of either.
+    std::vector<InstrId> summed(c.size(), -1);  // value -> the all-reduce it comes from
+    for (size_t i = 0; i < c.size(); ++i) {
+      const Instruction& instr = c.instructions[i];
+      if (sums_over_all_devices(instr)) {
+        summed[i] = static_cast<InstrId>(i);
+      } else if ((instr.opcode == ir::Opcode::kGetTupleElement ||
+                  instr.opcode == ir::Opcode::kAllReduceDone) &&
+                 instr.operands.size() == 1) {
+        summed[i] = summed[static_cast<size_t>(instr.operands[0])];
+      }
+    }
+    for (const Instruction& instr : c.instructions) {
+      if (instr.opcode != ir::Opcode::kMultiply || instr.operands.size() != 2) continue;
+      for (size_t k = 0; k < 2; ++k) {
+        const InstrId sum = summed[static_cast<size_t>(instr.operands[k])];
+        if (sum < 0) continue;
+        const auto n = reciprocal_factor(c, instr.operands[1 - k], 3);
+        if (!n) continue;
+        const Mesh mesh({MeshAxis{"dp", *n}});
+        return InferredMesh{mesh, mesh.to_string() + ": " + c[sum].name +
+                                      " sums over every device (replica_groups={}) and " +
+                                      instr.name + " scales the sum by 1/" + std::to_string(*n) +
+                                      " (a mean over " + std::to_string(*n) + " devices)"};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Module& dist,
@@ -256,6 +327,7 @@ Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Mod
   if (auto m = from_collectives(uses)) return *m;
   if (auto m = from_shardings(dist)) return *m;
   if (auto m = from_shapes(ref, dist)) return *m;
+  if (auto m = from_mean_scale(dist)) return *m;
   // A collective over every device (`replica_groups={}`) that nothing counts.
   for (const ir::Computation& c : dist.computations) {
     for (const Instruction& instr : c.instructions) {

@@ -34,6 +34,8 @@ struct Lift {
     kBlockwise,
     /// operand `operand`'s reference term moved as `view` says (an all-to-all)
     kView,
+    /// operand `operand`'s reference term times `factor` (a sum of equal copies)
+    kScaled,
   };
   Layout layout;
   Term term = Term::kApply;
@@ -44,8 +46,13 @@ struct Lift {
   std::vector<ir::Type> split;       ///< kBlockwise: the operands' reference types, split
   std::vector<int64_t> block_order;  ///< kBlockwise: the blocks moved next to their dim
   std::optional<ir::DataView> view;  ///< kView
+  double factor = 1;                 ///< kScaled
   std::string rule;  ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
 };
+
+/// The rule of an all-reduce that sums equal copies (its value: their number times the
+/// operand's).
+inline constexpr std::string_view kSumOfCopies = "all-reduce of equal copies";
 
 /// Why an instruction gets no layout: a sentence a person can act on.
 struct NoLift {

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "verify/propagation.h"
 #include "verify/reduce_words.h"
 #include "verify/walk_internal.h"
 
@@ -54,6 +55,11 @@ std::optional<AxisLayout> premise_part(const Facts& d, const DerivedFact& f, siz
 std::string collective_sentence(const Facts& d, const DerivedFact& f, const Mesh& mesh) {
   const std::string x = code(value_name(f)), layout = f.layout.to_string(mesh);
   const std::string of = ref_phrase(f);
+  if (f.rule == kSumOfCopies) {
+    return x + " sums equal copies of " + of + " (it was whole on every rank it sums over): it " +
+           "is " + layout + " of that value times their number, which the reference may divide " +
+           "back later.";
+  }
   if (f.rule.starts_with("all-reduce")) {
     std::optional<ReduceOp> op;
     const std::string axes = axes_where(f.layout, mesh, [&](const AxisLayout& part, size_t a) {

@@ -60,8 +60,49 @@ TEST_CASE("collective reasons: the wrong reduction, a sum of copies", "[verify]"
   REQUIRE(twice.divergence);
   CHECK(twice.divergence->dist_node == "s");
   CHECK(twice.divergence->reason ==
-        "its operand is rep on tp: `all-reduce` sums 2 equal copies (the reference value would "
-        "be counted 2 times)");
+        "its operand is rep on tp: `all-reduce` sums 2 equal copies, and nothing after it "
+        "divides by 2 (the reference value is counted 2 times)");
+}
+
+TEST_CASE(
+    "a sum of equal copies divided by their number is the value (data parallel on one "
+    "batch)",
+    "[verify]") {
+  // Every rank computes the same gradient (the ranks were given the same batch) and averages
+  // it with the others: all_reduce(SUM) then scale 1/N, as torch-xla's reduce_gradients does.
+  const std::string ref =
+      "HloModule r\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT t = f32[4] tanh(x)\n}\n";
+  auto averaged = [](const std::string& scale) {
+    return "HloModule d\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[4] parameter(0)
+  s = f32[4] all-reduce(x), replica_groups={}, to_apply=sum
+  c = f32[] constant()" +
+           scale + R"()
+  b = f32[4] broadcast(c), dimensions={}
+  m = f32[4] multiply(s, b)
+  ROOT t = f32[4] tanh(m)
+}
+)";
+  };
+  // Nothing counts the devices but the scale: 1/4 says four.
+  const verify::CheckResult mean = test::check_texts(averaged("0.25"), ref);
+  CHECK(mean.mesh.to_string() == "dp=4");
+  CHECK(test::noted(mean,
+                    "s sums over every device (replica_groups={}) and m scales the sum "
+                    "by 1/4 (a mean over 4 devices)"));
+  REQUIRE(mean.verdict == verify::Verdict::kEquivalent);
+  test::check_proof_accepted(ref, averaged("0.25"), mean);
+
+  // On a mesh of 2 given by the user, a scale of 1/4 halves the value.
+  verify::CheckRequest on_two;
+  on_two.mesh = *verify::Mesh::parse("dp=2");
+  const auto halved = verify::check(test::parse_module(ref, "ref.hlo"),
+                                    test::parse_module(averaged("0.25"), "dist.hlo"), on_two);
+  REQUIRE(halved);
+  CHECK(halved->verdict == verify::Verdict::kDivergent);
+  REQUIRE(halved->divergence);
+  INFO(halved->divergence->dist_node << ": " << halved->divergence->reason);
+  CHECK(halved->divergence->dist_node == "c");
 }
 
 TEST_CASE("a reference that communicates is noted as no single device's program", "[verify]") {

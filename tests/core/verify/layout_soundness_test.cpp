@@ -479,7 +479,11 @@ std::optional<eval::Tensor> collected(std::vector<eval::Tensor> x, const verify:
         if (l.full >= 0) t = eval::mesh::chunk(t, l.dim, 0, l.full);
         next.push_back(std::move(t));
       } else if (l.is_partial()) {
-        next.push_back(eval::mesh::combine(pair, eval::mesh::Reduction::kSum));
+        // The writer's partial values are sums; the checker may say a mean (its parts summed,
+        // then divided by their number: an all-reduce summed equal copies on the way).
+        next.push_back(eval::mesh::combine(pair, l.op == verify::ReduceOp::kMean
+                                                     ? eval::mesh::Reduction::kMean
+                                                     : eval::mesh::Reduction::kSum));
       } else {
         if (!eval::all_close(pair[0], pair[1], 1e-9, 1e-9, why)) return std::nullopt;
         next.push_back(pair[0]);
