@@ -193,13 +193,31 @@ void Checker::localise_by_value() {
   // read it was dropped).
   std::vector<bool> live(comp.size(), false);
   live[static_cast<size_t>(comp.root)] = true;
+  // A tuple all-reduce redeems an operand only through that operand's own element: one
+  // gradient that comes out right says nothing of the others reduced with it.
+  auto redeems = [&](InstrId u, InstrId o) {
+    const ir::Instruction& user = comp[u];
+    const bool by_element = user.type.is_tuple() && (user.opcode == ir::Opcode::kAllReduce ||
+                                                     user.opcode == ir::Opcode::kAllReduceStart);
+    if (!by_element) return reference[static_cast<size_t>(u)] || redeemed[static_cast<size_t>(u)];
+    for (size_t k = 0; k < user.operands.size(); ++k) {
+      if (user.operands[k] != o) continue;
+      for (InstrId g : users_of[static_cast<size_t>(u)]) {
+        const auto* index = comp[g].get<int64_t>("index");
+        if (comp[g].opcode == ir::Opcode::kGetTupleElement && index &&
+            *index == static_cast<int64_t>(k) &&
+            (reference[static_cast<size_t>(g)] || redeemed[static_cast<size_t>(g)])) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
     for (InstrId u : users_of[static_cast<size_t>(*it)]) {
       live[static_cast<size_t>(*it)] =
           live[static_cast<size_t>(*it)] || live[static_cast<size_t>(u)];
-      if (reference[static_cast<size_t>(u)] || redeemed[static_cast<size_t>(u)]) {
-        redeemed[static_cast<size_t>(*it)] = true;
-      }
+      if (redeems(u, *it)) redeemed[static_cast<size_t>(*it)] = true;
     }
   }
   // A value combined with one the checker does not model (a shard moved by a

@@ -129,3 +129,40 @@ TEST_CASE("a reference that communicates is noted as no single device's program"
   const verify::CheckResult swapped = test::check_texts(test::kDotTanhRef, both);
   CHECK(test::noted(swapped, "and DIST does not: are they swapped?"));
 }
+
+TEST_CASE("a tuple all-reduce vouches for an operand only through that operand's element",
+          "[verify]") {
+  // Two row-parallel products reduced together; the second is negated on the way. The first
+  // element comes out right, which says nothing of the second.
+  const std::string ref = R"(HloModule r
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,6] parameter(1)
+  v = f32[8,6] parameter(2)
+  d1 = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[4,6] dot(x, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t1 = f32[4,6] tanh(d1)
+  t2 = f32[4,6] tanh(d2)
+  ROOT r = (f32[4,6], f32[4,6]) tuple(t1, t2)
+}
+)";
+  const std::string dist = "HloModule d, num_partitions=2\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[4,4] parameter(0)
+  w = f32[4,6] parameter(1)
+  v = f32[4,6] parameter(2)
+  d1 = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[4,6] dot(x, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  n2 = f32[4,6] negate(d2)
+  s = (f32[4,6], f32[4,6]) all-reduce(d1, n2), replica_groups={{0,1}}, to_apply=sum
+  g1 = f32[4,6] get-tuple-element(s), index=0
+  g2 = f32[4,6] get-tuple-element(s), index=1
+  t1 = f32[4,6] tanh(g1)
+  t2 = f32[4,6] tanh(g2)
+  ROOT r = (f32[4,6], f32[4,6]) tuple(t1, t2)
+}
+)";
+  const verify::CheckResult r = test::check_texts(dist, ref);
+  REQUIRE(r.verdict == verify::Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  CHECK(r.divergence->dist_node == "n2");
+}
