@@ -383,6 +383,23 @@ bool Checker::lift_select_by_rank(InstrId id) {
     kept.axes[axis] = AxisLayout::partial(ReduceOp::kSum);
     lifted = derive(f, std::move(kept)) || lifted;
   }
+  if (!lifted && coordinate != 0) {
+    // The reference is the first block of a padded shard, and the ranks keep another: what
+    // they keep is padding.
+    for (uint32_t f : facts_of_[static_cast<size_t>(instr.operands[1])][0]) {
+      const Layout& l = facts_[f].layout;
+      const AxisLayout& on = l.axes[axis];
+      if (l.has_partial() || !on.is_shard() || on.full < 0 || on.full != a_type.dim(on.dim) ||
+          l.split(on.dim, mesh_) != mesh_.size(axis)) {
+        continue;
+      }
+      refuse(id, NoLift{"operand 1 is " + l.to_string(mesh_) + ", whose rows of the reference " +
+                        "are on coordinate 0 of " + mesh_.name(axis) + ", but the ranks of " +
+                        "coordinate " + std::to_string(coordinate) +
+                        " keep it: they keep only padding (the mask selects the wrong rank)"});
+      return true;
+    }
+  }
   if (!lifted && !facts_of_[static_cast<size_t>(instr.operands[1])][0].empty()) {
     refuse(id,
            NoLift{"the ranks of " + mesh_.name(axis) + " coordinate " + std::to_string(coordinate) +

@@ -74,7 +74,11 @@ TEST_CASE("select by rank: the padding's rank, every rank, or no all-reduce is n
           "[verify]") {
   // Rank 1 holds only padding; NE keeps rank 1's.
   const verify::CheckResult padding = test::check_texts(fsdp("NE"), kRef);
-  CHECK(padding.verdict != verify::Verdict::kEquivalent);
+  REQUIRE(padding.verdict == verify::Verdict::kDivergent);
+  REQUIRE(padding.divergence);
+  CHECK(padding.divergence->dist_node == "kept");
+  CHECK_THAT(padding.divergence->reason,
+             Catch::Contains("the ranks of coordinate 1 keep it: they keep only padding"));
   // GE holds on both ranks: each keeps its own block, and the all-reduce adds the padding in.
   const verify::CheckResult both = test::check_texts(fsdp("GE"), kRef);
   CHECK(both.verdict != verify::Verdict::kEquivalent);
