@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "verify/bijection.h"
+#include "verify/term_bridge.h"
 
 namespace scalify::verify {
 
@@ -222,26 +222,30 @@ std::optional<std::string> unpartitioned(const ir::Module& ref, const ir::Module
   return evidence;
 }
 
-/// Whether `instr` sums over every device without naming them (`replica_groups={}`).
-bool sums_over_all_devices(const Instruction& instr) {
-  if (instr.opcode != ir::Opcode::kAllReduce && instr.opcode != ir::Opcode::kAllReduceStart) {
+/// Whether collective `instr` spans every device without naming them (`replica_groups={}`).
+bool spans_unnamed_devices(const Instruction& instr) {
+  if (!is_collective_instr(instr) || instr.get<ir::SourceTargetPairs>("source_target_pairs")) {
     return false;
   }
   const ir::ReplicaGroups* groups = instr.replica_groups();
   return !groups || (!groups->iota && groups->groups.empty());
 }
 
+/// Whether `instr` sums over every device without naming them.
+bool sums_over_all_devices(const Instruction& instr) {
+  return (instr.opcode == ir::Opcode::kAllReduce || instr.opcode == ir::Opcode::kAllReduceStart) &&
+         spans_unnamed_devices(instr);
+}
+
 /// N when `id` is a constant 1/N (an integer N of 2 or more) or is computed from one through
 /// broadcasts, conversions and scalar products (`broadcast(multiply(lr, 0.5))`).
 std::optional<int64_t> reciprocal_factor(const ir::Computation& c, ir::InstrId id, int depth) {
   const Instruction& instr = c[id];
-  if (instr.opcode == ir::Opcode::kConstant && instr.type.is_array() &&
-      instr.type.element_count() == 1 && ir::is_float(instr.type.dtype())) {
-    char* end = nullptr;
-    const double v = std::strtod(instr.literal.c_str(), &end);
-    if (end == instr.literal.c_str() || !(v > 0 && v <= 0.5)) return std::nullopt;
-    const double n = std::round(1 / v);
-    if (std::abs(n * v - 1) > 1e-6) return std::nullopt;
+  if (instr.opcode == ir::Opcode::kConstant) {
+    const std::optional<double> v = scalar_value(instr);
+    if (!v || !ir::is_float(instr.type.dtype()) || !(*v > 0 && *v <= 0.5)) return std::nullopt;
+    const double n = std::round(1 / *v);
+    if (std::abs(n * *v - 1) > 1e-6) return std::nullopt;
     return static_cast<int64_t>(n);
   }
   if (depth == 0) return std::nullopt;
@@ -331,10 +335,7 @@ Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Mod
   // A collective over every device (`replica_groups={}`) that nothing counts.
   for (const ir::Computation& c : dist.computations) {
     for (const Instruction& instr : c.instructions) {
-      if (!is_collective_instr(instr) || instr.get<ir::SourceTargetPairs>("source_target_pairs"))
-        continue;
-      const ir::ReplicaGroups* groups = instr.replica_groups();
-      if (groups && (groups->iota || !groups->groups.empty())) continue;
+      if (!spans_unnamed_devices(instr)) continue;
       return InferredMesh{Mesh(), "one device: " + instr.name +
                                       " spans every device (replica_groups={}), but neither the "
                                       "header nor shardings nor shape ratios say how many there "
