@@ -204,7 +204,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     if (first_with_key.at(jobs[k].key) == k) {
       distinct.push_back(k);
     } else {
-      drop_modules(jobs[k]);
+      drop_modules(jobs[k]);  // a repeat whose key was in before its first part's still has them
     }
   }
   // The results in stages: a part's matches of the program's own nodes (not of the tuple a
