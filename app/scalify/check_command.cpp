@@ -203,16 +203,15 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   if (files.size() != 2)
     return usage_error(err,
                        "expected REF and DIST, got " + std::to_string(files.size()) + " file(s)");
-  auto ref = hlo::read_module_file(files[0]);
-  if (!ref) {
-    err << ref.error().format();
-    return 2;
+  std::vector<Expected<ir::Module>> modules = hlo::read_module_files(files);
+  for (const Expected<ir::Module>& m : modules) {
+    if (!m) {
+      err << m.error().format();
+      return 2;
+    }
   }
-  auto dist = hlo::read_module_file(files[1]);
-  if (!dist) {
-    err << dist.error().format();
-    return 2;
-  }
+  Expected<ir::Module>& ref = modules[0];
+  Expected<ir::Module>& dist = modules[1];
   std::optional<verify::Spec> spec;
   if (spec_path) {
     // Layouts in a spec without a mesh are read against --mesh, else the inferred mesh.

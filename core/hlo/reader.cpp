@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <unordered_map>
@@ -15,7 +16,9 @@
 #include "hlo/shape_check.h"
 #include "hlo/type_inference.h"
 #include "hlo/value_reader.h"
+#include "support/heap_huge_pages.h"
 #include "support/read_file.h"
+#include "support/thread_pool.h"
 
 namespace scalify::hlo {
 namespace {
@@ -542,9 +545,9 @@ Expected<ir::Module> read_module_file(const std::string& path, const ReadOptions
   if (std::filesystem::is_directory(path, ec))
     return Diagnostic{path, {}, "is a directory, not an HLO file", ""};
   std::string why;
-  const std::optional<std::string> read = read_whole_file(path, &why);
+  const std::optional<FileText> read = map_whole_file(path, &why);
   if (!read) return Diagnostic{path, {}, why, ""};
-  const std::string& text = *read;
+  const std::string_view text = read->view();
   if (text.empty())
     return Diagnostic{path, {1, 1}, "the file is empty: expected an HLO module", ""};
   if (const void* nul = memchr(text.data(), '\0', text.size())) {
@@ -553,6 +556,19 @@ Expected<ir::Module> read_module_file(const std::string& path, const ReadOptions
                          ReadError{offset, "the file is binary (a NUL byte), not HLO text"});
   }
   return read_module(text, path, options);
+}
+
+std::vector<Expected<ir::Module>> read_module_files(std::span<const std::string> paths,
+                                                    const ReadOptions& options) {
+  std::vector<std::optional<Expected<ir::Module>>> read(paths.size());
+  parallel_for(paths.size(), paths.size(), [&](size_t i) {
+    if (i > 0) support::use_huge_pages_for_thread_heap();
+    read[i].emplace(read_module_file(paths[i], options));
+  });
+  std::vector<Expected<ir::Module>> out;
+  out.reserve(paths.size());
+  for (auto& r : read) out.push_back(std::move(*r));
+  return out;
 }
 
 }  // namespace scalify::hlo

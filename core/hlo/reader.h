@@ -1,8 +1,10 @@
 // The HLO text reader: one pass over the text, names resolved, types checked.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/module.h"
 #include "support/expected.h"
@@ -25,5 +27,14 @@ Expected<ir::Module> read_module(std::string_view text, std::string_view file_na
 
 /// Reads the file at `path`: a clear diagnostic when it cannot be opened, is empty or binary.
 Expected<ir::Module> read_module_file(const std::string& path, const ReadOptions& options = {});
+
+/// Reads several files side by side, one thread each (a check's two programs: reading is a
+/// large share of checking a large model). The results in the order of `paths`.
+///
+///   const std::string paths[] = {"ref.hlo", "dist.hlo"};
+///   auto modules = read_module_files(paths);
+///   if (!modules[0]) std::cerr << modules[0].error().format();  // the first file's error first
+std::vector<Expected<ir::Module>> read_module_files(std::span<const std::string> paths,
+                                                    const ReadOptions& options = {});
 
 }  // namespace scalify::hlo

@@ -1,5 +1,6 @@
 #include "support/heap_huge_pages.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 
@@ -10,6 +11,13 @@
 #endif
 
 namespace scalify::support {
+
+namespace {
+
+/// Whether the process asked for huge pages for its heap (and got them).
+std::atomic<bool> heap_on_huge_pages{false};
+
+}  // namespace
 
 bool use_huge_pages_for_heap(size_t reserve) {
 #if defined(__linux__) && defined(__GLIBC__)
@@ -36,7 +44,29 @@ bool use_huge_pages_for_heap(size_t reserve) {
   if (probe == nullptr || after < before || after - before < reserve) return false;
   const uintptr_t low = (before + kHugePage - 1) & ~(kHugePage - 1);
   const uintptr_t high = after & ~(kHugePage - 1);
-  return madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE) == 0;
+  const bool advised = madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE) == 0;
+  heap_on_huge_pages = advised;
+  return advised;
+#else
+  (void)reserve;
+  return false;
+#endif
+}
+
+bool use_huge_pages_for_thread_heap(size_t reserve) {
+#if defined(__linux__) && defined(__GLIBC__)
+  // glibc gives a thread other than the main one an arena of heaps, each a mapping of
+  // HEAP_MAX_SIZE (64 MB on 64-bit) aligned to its size, made writable as it grows.
+  constexpr uintptr_t kHeapMax = uintptr_t{64} << 20;
+  if (!heap_on_huge_pages || reserve < (size_t{4} << 20) || reserve >= kHeapMax / 2) return false;
+  void* block = std::malloc(reserve);  // grows this thread's heap without touching it
+  if (block == nullptr) return false;
+  const uintptr_t heap = reinterpret_cast<uintptr_t>(block) & ~(kHeapMax - 1);
+  const bool own_heap = heap != (reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHeapMax - 1));
+  const bool advised =
+      own_heap && madvise(reinterpret_cast<void*>(heap), kHeapMax, MADV_HUGEPAGE) == 0;
+  std::free(block);
+  return advised;
 #else
   (void)reserve;
   return false;

@@ -25,4 +25,13 @@ namespace scalify::support {
 ///   }
 bool use_huge_pages_for_heap(size_t reserve = size_t{512} << 20);
 
+/// The same for the calling thread's heap (glibc gives each thread but the main one an arena of
+/// its own, a 64 MB mapping aligned to its size): grows it by `reserve` bytes (4 MB to 31 MB)
+/// and advises huge pages for it. For a batch process's worker that builds much (a second
+/// module read beside the first). Does nothing, and returns false, unless the process took
+/// use_huge_pages_for_heap's advice, or on the main thread (its heap is that one).
+///
+///   std::jthread reader([&] { use_huge_pages_for_thread_heap(); m = read(...); });
+bool use_huge_pages_for_thread_heap(size_t reserve = size_t{24} << 20);
+
 }  // namespace scalify::support

@@ -443,6 +443,24 @@ TEST_CASE("files: missing, empty, binary and directories give clear errors", "[r
   REQUIRE_FALSE(directory.has_value());
 }
 
+TEST_CASE("files read side by side: each result in its place, errors too", "[reader][errors]") {
+  test::TempDir dir;
+  // A module whose text ends exactly at a page's end, without a newline: the mapped file has
+  // no terminating NUL after it.
+  std::string text = "HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}";
+  text.insert(text.find('}'), 4096 - text.size(), ' ');
+  REQUIRE(text.size() == 4096);
+  const std::string paths[] = {dir.write("a.hlo", text), dir.path() + "/missing.hlo",
+                               dir.write("b.hlo", text + "\n")};
+  const auto read = hlo::read_module_files(paths);
+  REQUIRE(read.size() == 3);
+  REQUIRE(read[0].has_value());
+  CHECK(read[0]->entry().size() == 1);
+  REQUIRE_FALSE(read[1].has_value());
+  CHECK(read[1].error().message.find("cannot open") != std::string::npos);
+  CHECK(read[2].has_value());
+}
+
 TEST_CASE("every prefix of a real module is either read or rejected with a position",
           "[reader][errors]") {
   const std::string text =

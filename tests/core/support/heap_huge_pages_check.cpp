@@ -2,11 +2,13 @@
 // settings for the rest of the process, and it is meant for a fresh one, as `scalify` takes it
 // first thing): out-of-range reserves are refused; the heap's reserve is advised to use huge
 // pages (the mapping holding fresh blocks carries the `hg` flag); and memory allocated, filled,
-// freed and allocated again afterwards holds what is written to it.
+// freed and allocated again afterwards holds what is written to it. The same for a thread's heap
+// (use_huge_pages_for_thread_heap), which is advised only once the process's is.
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/heap_huge_pages.h"
@@ -44,6 +46,11 @@ std::string mapping_flags(const void* address) {
 
 int main() {
   using scalify::support::use_huge_pages_for_heap;
+  using scalify::support::use_huge_pages_for_thread_heap;
+  std::thread([] {
+    expect(!use_huge_pages_for_thread_heap(),
+           "a thread's heap is not advised before the process's");
+  }).join();
   expect(!use_huge_pages_for_heap(size_t{1} << 20), "a 1 MB reserve is refused");
   expect(!use_huge_pages_for_heap(size_t{2} << 30), "a 2 GB reserve is refused");
 #if defined(__linux__) && defined(__GLIBC__)
@@ -60,6 +67,21 @@ int main() {
   blocks.clear();
   std::vector<uint64_t> again(size_t{4} << 20, 9);  // reuses what was freed
   expect(again.back() == 9, "memory allocated after freeing holds what was written");
+  expect(!use_huge_pages_for_thread_heap(), "the main thread's heap is not a thread's");
+  std::thread([] {
+    expect(!use_huge_pages_for_thread_heap(size_t{1} << 20), "a 1 MB thread reserve is refused");
+    expect(!use_huge_pages_for_thread_heap(size_t{32} << 20), "a 32 MB thread reserve is refused");
+    expect(use_huge_pages_for_thread_heap(), "a thread's heap is advised");
+    std::vector<std::vector<uint64_t>> mine;
+    for (uint64_t i = 0; i < 1000; ++i) mine.emplace_back(1000 + i % 5, i);
+    expect(mapping_flags(mine[500].data()).find(" hg") != std::string::npos,
+           "the thread's heap holding its new blocks is advised to use huge pages");
+    for (uint64_t i = 0; i < 1000; ++i) {
+      expect(mine[i].front() == i && mine[i].back() == i,
+             "a thread's block holds what was written");
+      if (failures > 0) break;
+    }
+  }).join();
 #endif
   if (failures == 0) std::puts("heap_huge_pages_check: all passed");
   return failures == 0 ? 0 : 1;
