@@ -43,8 +43,9 @@ void print_context(std::ostream& out, const std::string& path, int64_t line) {
   }
 }
 
+/// The result for a person; with `explain`, every proven goal's proof under it.
 void print_text(std::ostream& out, const verify::CheckResult& r, const std::string& ref_path,
-                const std::string& dist_path) {
+                const std::string& dist_path, bool explain) {
   using verify::Verdict;
   out << "verdict   " << verify::verdict_name(r.verdict) << '\n';
   out << "mesh      " << r.mesh.to_string() << '\n';
@@ -59,6 +60,9 @@ void print_text(std::ostream& out, const verify::CheckResult& r, const std::stri
     out << "  " << g.ref << " <- " << g.dist << "  ";
     if (g.proven) {
       out << "proven, " << g.layout->to_string(r.mesh) << '\n';
+      if (explain) {
+        for (const std::string& step : g.proof) out << "      " << step << '\n';
+      }
     } else {
       out << "NOT proven: " << g.why_not << '\n';
     }
@@ -139,7 +143,8 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
           << "  --spec SPEC.json    mesh, parameter and output layouts that override inference\n"
           << "  --mesh tp=8         the mesh (else the spec's, else inferred)\n"
           << "  --strict            unmatched parameters or outputs fail the check\n"
-          << "  --explain           list the rewrites behind every proven goal (slower)\n"
+          << "  --explain           print every proven goal's proof, with the rewrites behind\n"
+          << "                      it (slower)\n"
           << "  --budget-seconds S  stop saturating after S seconds (default 30)\n"
           << "  -j N                parts checked at once (default: every core)\n"
           << "  --cache FILE        the SQLite cache of part results (default\n"
@@ -233,6 +238,9 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
     request.spec = &*spec;
   }
   request.dist_file = files[1];
+  // The text shows no derivation or node matches (their proofs only with --explain): a large
+  // model's parts then need not be joined into one.
+  request.evidence = as_json || report_path || proof_path || request.options.explain;
   // The cache only makes a check faster: when it cannot be used, say so and check without it.
   std::unique_ptr<store::MemoStore> cache;
   if (use_cache && !cache_path.empty()) {
@@ -272,7 +280,7 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   if (as_json) {
     out << verify::to_json(*result).dump(2) << '\n';
   } else {
-    print_text(out, *result, files[0], files[1]);
+    print_text(out, *result, files[0], files[1], request.options.explain);
   }
   cache.reset();  // the cache is closed before the process may end
   switch (result->verdict) {

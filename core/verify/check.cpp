@@ -142,6 +142,7 @@ Expected<CheckResult> check_flat(const ir::Module& ref, const ir::Module& dist,
     lr.memo = request.memo;
     lr.progress = request.progress;
     lr.cancel = request.cancel;
+    lr.evidence = request.evidence;
     layered = check_by_layers(ref, dist, mesh, lr);
   }
   // Cancelled: stop here rather than fall back to the whole program, which cannot be cancelled.

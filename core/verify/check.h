@@ -33,6 +33,11 @@ struct CheckRequest {
   /// Stops a layered check between parts; a cancelled check returns kInconclusive with
   /// stats.stop_reason "cancelled" (it never falls back to the whole program).
   const std::atomic<bool>* cancel = nullptr;
+  /// Gather a layered check's evidence into the result: the derivation (goals' proofs) and the
+  /// node matches, renamed part by part into the whole program's names. Without it the result
+  /// holds the verdict, mesh, bijection, goals (without proofs), assumptions, divergence, notes
+  /// and stats: all the text output shows, at a fraction of a large model's cost.
+  bool evidence = true;
 };
 
 /// Checks that `dist` computes `ref`. Errors (a bad spec, a mesh that contradicts the program)

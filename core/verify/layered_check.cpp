@@ -103,13 +103,19 @@ Renames renames_to(const std::vector<std::string>& from_dist,
 
 /// `result` renamed (a copy when nothing is).
 CheckResult moved(const CheckResult& result, const Renames& renames) {
-  return renames.empty() ? result : renamed(result, renames);
+  if (!renames.empty()) return renamed(result, renames);
+  CheckResult copy = result;
+  if (!renames.matches) copy.matches.clear();
+  return copy;
 }
 
 /// `result`, found on part `from`, renamed to part `to`'s instructions.
 CheckResult moved(const CheckResult& result, const std::vector<std::string>& from_dist,
-                  const std::vector<std::string>& from_ref, const Job& to, bool proofs) {
-  return moved(result, renames_to(from_dist, from_ref, to, proofs));
+                  const std::vector<std::string>& from_ref, const Job& to, bool proofs,
+                  bool matches) {
+  Renames renames = renames_to(from_dist, from_ref, to, proofs);
+  renames.matches = matches;
+  return moved(result, renames);
 }
 
 /// The distributed output element a goal names (`tuple.12#3` → 3; no '#' → 0).
@@ -131,6 +137,58 @@ struct Bound {
            permutation == o.permutation;
   }
 };
+
+/// The evidence of parts [0, joined) in the whole program's terms, into `out`: the derivation
+/// (verify/derivation.h), the node matches, and the goals' proofs renumbered (the last part's
+/// facts, and those of earlier parts they use). Takes the parts' derivations.
+void gather_evidence(std::vector<Job>& jobs, size_t joined, const ir::Computation& dwhole,
+                     const Mesh& mesh, CheckResult& out) {
+  std::unordered_set<std::string_view> matched;  // views of the jobs' matches, which stay put
+  // Of the names a part's facts use, only its output tuple's is not the program's: other names
+  // need no look-up.
+  DerivationJoiner join([&](const std::string& name) {
+    return !name.ends_with(kPartOutputsSuffix) || dwhole.find(name).has_value();
+  });
+  std::vector<size_t> last_at;  // the last part's facts in the whole derivation
+  size_t last_start = 0;        // where the last part's facts begin
+  size_t facts = 0, matches = 0;
+  std::vector<bool> copied(jobs.size(), false);  // parts whose derivation a repeat takes too
+  for (size_t k = 0; k < joined; ++k) {
+    const Job& j = jobs[k];
+    facts += (j.derivation_of ? jobs[*j.derivation_of] : j).result.derivation.size();
+    matches += j.result.matches.size();
+    if (j.derivation_of) copied[*j.derivation_of] = true;
+  }
+  join.reserve(facts);
+  out.matches.reserve(matches);
+  matched.reserve(matches);
+  for (size_t k = 0; k < joined; ++k) {
+    last_start = join.derivation().size();
+    if (const auto f = jobs[k].derivation_of) {
+      last_at = join.append_copy(jobs[*f].result.derivation,
+                                 [&](DerivedFact& fact) { rename_fact(fact, jobs[k].renames); });
+    } else if (copied[k]) {
+      last_at = join.append_copy(jobs[k].result.derivation, [](DerivedFact&) {});
+    } else {
+      last_at = join.append(std::move(jobs[k].result.derivation));
+    }
+    for (const NodeMatch& m : jobs[k].result.matches) {
+      // A part's parameters repeat the nodes of the parts before it.
+      if (matched.insert(m.dist).second) out.matches.push_back(m);
+    }
+  }
+  out.derivation = std::move(join).take();
+  for (Goal& g : out.goals) {
+    if (!g.fact || *g.fact >= last_at.size()) {
+      g.fact.reset();
+      continue;
+    }
+    g.fact = last_at[*g.fact];
+    const std::string meets = g.proof.empty() ? std::string() : g.proof.back();
+    g.proof = proof_lines(out.derivation, *g.fact, mesh, last_start);
+    if (!meets.empty()) g.proof.push_back(meets);
+  }
+}
 
 }  // namespace
 
@@ -224,7 +282,8 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
         Job& j = jobs[distinct[i]];
         if (auto hit = memo.find(j.key, mesh)) {
           // Only the last part's goals are the program's: the others' proof text is not kept.
-          j.result = moved(hit->result, hit->dist_names, hit->ref_names, j, distinct[i] == n - 1);
+          j.result = moved(hit->result, hit->dist_names, hit->ref_names, j, distinct[i] == n - 1,
+                           request.evidence);
           ++stored_hits;
         } else {
           j.result = search_bindings(j.ref.module, j.dist.module, mesh, j.candidates, j.outputs,
@@ -256,6 +315,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   auto take_repeat = [&](size_t k, size_t f) {
     const Job& first = jobs[f];
     Renames renames = renames_to(first.dist_names, first.ref_names, jobs[k], k == n - 1);
+    renames.matches = request.evidence;
     jobs[k].result = moved(first.result, renames);
     if (k != n - 1) {
       jobs[k].derivation_of = f;
@@ -463,62 +523,25 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
       }
     }
   }
-  std::unordered_set<std::string_view> matched;  // views of the jobs' matches, which stay put
-  // The derivation: the parts' in order, in the whole program's terms (verify/derivation.h).
-  // Of the names a part's facts use, only its output tuple's is not the program's: other names
-  // need no look-up.
-  DerivationJoiner join([&](const std::string& name) {
-    return !name.ends_with(kPartOutputsSuffix) || dwhole.find(name).has_value();
-  });
-  std::vector<size_t> last_at;  // the last part's facts in the whole derivation
-  size_t last_start = 0;        // where the last part's facts begin
-  size_t facts = 0, matches = 0;
   const size_t joined = failed ? *failed + 1 : n;
-  std::vector<bool> copied(n, false);  // parts whose derivation a repeat takes too
   for (size_t k = 0; k < joined; ++k) {
-    const Job& j = jobs[k];
-    facts += (j.derivation_of ? jobs[*j.derivation_of] : j).result.derivation.size();
-    matches += j.result.matches.size();
-    if (j.derivation_of) copied[*j.derivation_of] = true;
-  }
-  join.reserve(facts);
-  out.matches.reserve(matches);
-  matched.reserve(matches);
-  for (size_t k = 0; k < joined; ++k) {
-    last_start = join.derivation().size();
-    if (const auto f = jobs[k].derivation_of) {
-      last_at = join.append_copy(jobs[*f].result.derivation,
-                                 [&](DerivedFact& fact) { rename_fact(fact, jobs[k].renames); });
-    } else if (copied[k]) {
-      last_at = join.append_copy(jobs[k].result.derivation, [](DerivedFact&) {});
-    } else {
-      last_at = join.append(std::move(jobs[k].result.derivation));
-    }
     for (const Assumption& a : jobs[k].result.assumptions) {
       const bool known = std::any_of(out.assumptions.begin(), out.assumptions.end(),
                                      [&](const Assumption& b) { return b.dist == a.dist; });
       if (!known) out.assumptions.push_back(a);
-    }
-    for (const NodeMatch& m : jobs[k].result.matches) {
-      // A part's parameters repeat the nodes of the parts before it.
-      if (matched.insert(m.dist).second) out.matches.push_back(m);
     }
     out.stats.enodes += jobs[k].checked ? jobs[k].result.stats.enodes : 0;
     out.stats.eclasses += jobs[k].checked ? jobs[k].result.stats.eclasses : 0;
     out.stats.facts += jobs[k].checked ? jobs[k].result.stats.facts : 0;
     out.stats.iterations = std::max(out.stats.iterations, jobs[k].result.stats.iterations);
   }
-  out.derivation = std::move(join).take();
-  // The goals' proofs, renumbered: the last part's facts, and those of earlier parts they use.
-  for (Goal& g : out.goals) {
-    if (!g.fact || *g.fact >= last_at.size()) {
+  if (request.evidence) {
+    gather_evidence(jobs, joined, dwhole, mesh, out);
+  } else {
+    for (Goal& g : out.goals) {
       g.fact.reset();
-      continue;
+      g.proof.clear();
     }
-    g.fact = last_at[*g.fact];
-    const std::string meets = g.proof.empty() ? std::string() : g.proof.back();
-    g.proof = proof_lines(out.derivation, *g.fact, mesh, last_start);
-    if (!meets.empty()) g.proof.push_back(meets);
   }
   out.stats.parts = n;
   out.stats.memo_hits = memo_hits;

@@ -46,6 +46,7 @@ struct LayeredRequest {
   PartMemo* memo = nullptr;                   ///< nullptr: a memo for this call only
   CheckProgress* progress = nullptr;          ///< updated as parts finish, may be nullptr
   const std::atomic<bool>* cancel = nullptr;  ///< when it turns true, no further part starts
+  bool evidence = true;  ///< join the derivation and matches (CheckRequest::evidence)
 };
 
 /// Checks `dist` against `ref` part by part. nullopt when the programs do not cut into the same

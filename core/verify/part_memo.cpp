@@ -140,6 +140,7 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
   for (std::string& s : r.unmatched_ref_outputs) ref(s);
   for (std::string& s : r.unmatched_dist_parameters) dist(s);
   for (std::string& s : r.notes) text(s);
+  if (!renames.matches) r.matches.clear();
   for (NodeMatch& m : r.matches) {
     dist(m.dist);
     ref(m.ref);

@@ -44,6 +44,8 @@ struct Renames {
   /// false: the goals' proof text is dropped rather than renamed (a caller that only needs the
   /// goals' layouts and the derivation: a layered check's parts before the last).
   bool proofs = true;
+  /// false: the node matches are dropped rather than renamed (a caller that does not show them).
+  bool matches = true;
   bool empty() const { return dist.empty() && ref.empty(); }
 };
 

@@ -199,6 +199,19 @@ TEST_CASE("check --spec output layouts are goals: the right value in another lay
   CHECK(nv["goals"].as_array().size() == 2);
 }
 
+TEST_CASE("check --explain prints every proven goal's proof under it", "[app][check]") {
+  const std::string args = pair_args("linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo");
+  const auto plain = run_cli("check --no-cache " + args);
+  const auto explained = run_cli("check --no-cache --explain " + args);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(explained.exit_code == 0);
+  CHECK_THAT(plain.out, !Catch::Contains("by bijection"));
+  // The facts the goal rests on, one a line, then how the reference term meets the output.
+  CHECK_THAT(explained.out, Catch::Contains("proven, rep\n      [0] param.6 ~ rep of e-class"));
+  CHECK_THAT(explained.out, Catch::Contains("by all-gather from [5]"));
+  CHECK_THAT(explained.out, Catch::Contains("the reference term equals tuple.74#0 by"));
+}
+
 TEST_CASE("check by layers: parts and memo hits, the cache reused across runs", "[app][check]") {
   scalify::test::TempDir dir;
   const std::string ref = dir.write("ref.hlo", scalify::test::layered_hlo({5}, 1));

@@ -43,6 +43,42 @@ TEST_CASE("layered check: equivalent, identical layers checked once", "[verify][
   CHECK(r->bijection[2].layout.to_string(kTp2) == "shard(0,tp)");
 }
 
+TEST_CASE(
+    "layered check: without evidence, the same verdict, goals and bindings, and no "
+    "derivation",
+    "[verify][layered]") {
+  for (int bug_at : {-1, 3}) {
+    test::LayeredExample e{6};
+    e.drop_all_reduce_at = bug_at;
+    const ir::Module ref = test::parse_module(test::layered_hlo({6}, 1));
+    const ir::Module dist = test::parse_module(test::layered_hlo(e, 2));
+    verify::LayeredRequest with, without;
+    with.threads = without.threads = 2;
+    without.evidence = false;
+    const auto full = verify::check_by_layers(ref, dist, kTp2, with);
+    const auto bare = verify::check_by_layers(ref, dist, kTp2, without);
+    REQUIRE(full);
+    REQUIRE(bare);
+    INFO("bug at layer " << bug_at);
+    CHECK(bare->verdict == full->verdict);
+    CHECK(bare->bijection.size() == full->bijection.size());
+    CHECK(bare->assumptions.size() == full->assumptions.size());
+    CHECK(bare->notes == full->notes);
+    CHECK(bare->divergence.has_value() == full->divergence.has_value());
+    if (full->divergence) CHECK(bare->divergence->reason == full->divergence->reason);
+    REQUIRE(bare->goals.size() == full->goals.size());
+    for (size_t i = 0; i < full->goals.size(); ++i) {
+      CHECK(bare->goals[i].proven == full->goals[i].proven);
+      CHECK(bare->goals[i].layout == full->goals[i].layout);
+      CHECK(bare->goals[i].proof.empty());
+    }
+    CHECK_FALSE(full->derivation.empty());
+    CHECK_FALSE(full->matches.empty());
+    CHECK(bare->derivation.empty());
+    CHECK(bare->matches.empty());
+  }
+}
+
 TEST_CASE("layered check: a planted bug is found in its layer, by name", "[verify][layered]") {
   for (int at : {0, 3, 5}) {
     test::LayeredExample e{6};
