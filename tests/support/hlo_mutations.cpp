@@ -712,7 +712,10 @@ void wrong_shard_dim(const ir::Module& m, InstrId id, const Accept& accept) {
   }
 }
 
-/// `x`, its operands, its users (in `c`) and the inserted names, without duplicates.
+/// `x`, its operands, its users (in `c`) and the inserted names, without duplicates. A
+/// get-tuple-element user is no hop of its own: an element of a tuple-valued op (a tuple
+/// all-reduce, which is one all-reduce per element) is read only through one, so the users of
+/// those reads are one hop away too.
 std::vector<std::string> near_names(const ir::Computation& c, InstrId id,
                                     const std::vector<std::string>& inserted) {
   std::vector<std::string> names;
@@ -722,7 +725,11 @@ std::vector<std::string> near_names(const ir::Computation& c, InstrId id,
   add(c[id].name);
   for (InstrId o : c[id].operands) add(c[o].name);
   const std::vector<std::vector<InstrId>> users = users_of(c);
-  for (InstrId u : users[static_cast<size_t>(id)]) add(c[u].name);
+  for (InstrId u : users[static_cast<size_t>(id)]) {
+    add(c[u].name);
+    if (c[u].opcode != Opcode::kGetTupleElement) continue;
+    for (InstrId v : users[static_cast<size_t>(u)]) add(c[v].name);
+  }
   for (const std::string& n : inserted) add(n);
   return names;
 }
