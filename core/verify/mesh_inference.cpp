@@ -210,7 +210,10 @@ std::optional<std::string> unpartitioned(const ir::Module& ref, const ir::Module
     }
     for (int64_t dim = 0; dim < r.rank(); ++dim) {
       const int64_t tiles = s->tile_dims[static_cast<size_t>(dim)];
-      if (tiles <= 1 || r.dim(dim) < tiles) continue;  // a split that need not show
+      // Split, the dim would hold ceil(extent / tiles) (padded shards): a split of an extent of
+      // 1 cannot show, but one of 2 over 8 devices would leave 1.
+      const int64_t split = tiles > 1 ? (r.dim(dim) + tiles - 1) / tiles : r.dim(dim);
+      if (split == r.dim(dim)) continue;  // a split that cannot show
       if (d.type.dim(dim) != r.dim(dim)) return std::nullopt;
       if (!evidence) {
         evidence = d.name + " " + d.type.to_string(false) +

@@ -255,11 +255,18 @@ ENTRY e {
                  "sharding={devices=[4,1]0,1,2,3}\n}\n") == unpartitioned);
   CHECK(inferred("HloModule d\nENTRY e {\n  ROOT x = f32[8,4] parameter(0), "
                  "sharding={devices=[4,1]0,1,2,3}\n}\n") == unpartitioned);
-  // Split in its shape: partitioned (the header's devices); a split of a dim too small to show
-  // it is no evidence either way.
+  // Split in its shape: partitioned (the header's devices).
   CHECK(inferred("HloModule d, num_partitions=4\nENTRY e {\n  ROOT x = f32[2,4] parameter(0), "
                  "sharding={devices=[4,1]0,1,2,3}\n}\n") ==
         "tp=4 | tp=4: num_partitions=4 in the header");
+  // A dim of 4 split over 8 devices leaves padded shards of 1: kept whole, it is not split; cut
+  // to 1, it is.
+  CHECK_THAT(inferred("HloModule d, num_partitions=8\nENTRY e {\n  ROOT x = f32[8,4] "
+                      "parameter(0), sharding={devices=[1,8]<=[8]}\n}\n"),
+             Catch::StartsWith("(one device) | one device: DIST is not partitioned yet"));
+  CHECK(inferred("HloModule d, num_partitions=8\nENTRY e {\n  ROOT x = f32[8,1] parameter(0), "
+                 "sharding={devices=[1,8]<=[8]}\n}\n") ==
+        "tp=8 | tp=8: num_partitions=8 in the header");
 
   // A collective beyond the header's devices is an error at its position.
   const ir::Module bad = module(R"(HloModule d, num_partitions=2
