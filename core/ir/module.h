@@ -53,6 +53,13 @@ struct Instruction {
     return boxed ? &**boxed : nullptr;
   }
   const ReplicaGroups* replica_groups() const { return get<ReplicaGroups>("replica_groups"); }
+  /// The groups a collective communicates in: its `replica_groups`, or none (every device, in
+  /// XLA's reading) when it names none.
+  const ReplicaGroups& replica_groups_or_all() const {
+    static const ReplicaGroups all;
+    const ReplicaGroups* groups = replica_groups();
+    return groups ? *groups : all;
+  }
   /// Equal by value, ignoring source positions.
   friend bool operator==(const Instruction& a, const Instruction& b);
 };

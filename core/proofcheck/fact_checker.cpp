@@ -353,9 +353,7 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     }
     return x;
   }
-  const ir::ReplicaGroups none;
-  const ir::ReplicaGroups* groups = instr.replica_groups();
-  const auto axes = mesh_.axes_of(groups ? *groups : none);
+  const auto axes = mesh_.axes_of(instr.replica_groups_or_all());
   if (!axes) return "its replica groups are not the groups of any axes of " + mesh_.to_string();
   Layout want = p.layout;
   const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;

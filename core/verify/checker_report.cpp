@@ -318,9 +318,7 @@ std::optional<std::string> Checker::sum_of_copies(InstrId id) const {
   for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
     for (uint32_t f : element) {
       if (facts_[f].rule != kSumOfCopies) continue;
-      const ir::ReplicaGroups none;
-      const ir::ReplicaGroups* groups = instr.replica_groups();
-      const auto axes = mesh_.axes_of(groups ? *groups : none);
+      const auto axes = mesh_.axes_of(instr.replica_groups_or_all());
       if (!axes) return std::nullopt;
       std::string names;
       int64_t copies = 1;

@@ -35,9 +35,7 @@ std::variant<Lift, NoLift> all_to_all(const ir::Instruction& instr, const Operan
                                       const Mesh& mesh) {
   const std::string name = quoted(instr);
   const ir::DimList& dims = instr.dims_attr("dimensions");
-  const ir::ReplicaGroups empty;
-  const ir::ReplicaGroups* groups = instr.replica_groups();
-  const auto axes = mesh.axes_of(groups ? *groups : empty);
+  const auto axes = mesh.axes_of(instr.replica_groups_or_all());
   if (dims.size() != 1 || !axes || axes->size() != 1) {
     return NoLift{name + " over other than one dimension and one mesh axis is not supported yet",
                   true};
@@ -188,12 +186,10 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
 
   if (permute) return permuted(instr, x, mesh);
 
-  const ir::ReplicaGroups empty;
-  const ir::ReplicaGroups* groups = instr.replica_groups();
-  auto axes = mesh.axes_of(groups ? *groups : empty);
+  const ir::ReplicaGroups& groups = instr.replica_groups_or_all();
+  auto axes = mesh.axes_of(groups);
   if (!axes) {
-    return NoLift{name + "'s replica groups " +
-                  ir::attr_value_to_string(groups ? ir::AttrValue(*groups) : ir::AttrValue(empty)) +
+    return NoLift{name + "'s replica groups " + ir::attr_value_to_string(ir::AttrValue(groups)) +
                   " are not the groups of any mesh axes of " + mesh.to_string()};
   }
   Layout out = x.layout;
