@@ -458,6 +458,12 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     }
   }
 
+  // A cut by repeated structure is a guess at where layers begin: a part may then miss what
+  // the whole program shows (a value handed on that the part before cannot name). Only an
+  // equivalence found part by part stands; anything else is for the whole program to say.
+  const bool by_structure = rparts.front().by_structure || dparts.front().by_structure;
+  if (failed && by_structure) return std::nullopt;
+
   // The whole program's result: the last part's goals, every part's assumptions.
   CheckResult out;
   out.mesh = mesh;
@@ -546,11 +552,12 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
   out.stats.parts = n;
   out.stats.memo_hits = memo_hits;
   out.stats.stop_reason = last.result.stats.stop_reason;
-  out.notes.push_back("checked as " + std::to_string(n) + " parts (" + rparts.front().label +
-                      " to " + rparts.back().label + "): " + std::to_string(distinct.size()) +
-                      " distinct, " + std::to_string(memo_hits) + " from the memo, " +
-                      std::to_string(rechecked) +
-                      " checked again under the bindings of the parts before them");
+  out.notes.push_back(
+      "checked as " + std::to_string(n) + " parts (" + rparts.front().label + " to " +
+      rparts.back().label + "): " + std::to_string(distinct.size()) + " distinct, " +
+      std::to_string(memo_hits) + " from the memo, " + std::to_string(rechecked) +
+      " checked again under the bindings of the parts before them" +
+      (by_structure ? "; cut where the instructions repeat (no layer scopes)" : ""));
   if (failed) {
     out.notes.push_back("part " + std::to_string(*failed) + " (" + rparts[*failed].label +
                         ") is where the check stops");

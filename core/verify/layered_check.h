@@ -50,8 +50,9 @@ struct LayeredRequest {
 };
 
 /// Checks `dist` against `ref` part by part. nullopt when the programs do not cut into the same
-/// layers (fewer than two named layers, other layer numbers, a value flowing backwards) or the
-/// check was cancelled; the caller then checks the whole program.
+/// layers (fewer than two named layers, other layer numbers, a value flowing backwards), when
+/// programs cut by repeated structure are not found equivalent (the whole program then speaks
+/// for a divergence), or the check was cancelled; the caller then checks the whole program.
 ///
 ///   LayeredRequest lr;
 ///   lr.threads = 2;

@@ -5,6 +5,8 @@
 #include <span>
 #include <unordered_map>
 
+#include "verify/repeated_structure.h"
+
 namespace scalify::verify {
 
 namespace {
@@ -144,7 +146,8 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   }
   size_t layers = 0;
   for (const auto& [k, p] : parts) layers += (k != Part::kPrologue && k != Part::kEpilogue);
-  if (layers < 2) return {};
+  if (layers < 2)
+    return scoped || !loops.empty() ? std::vector<Part>{} : partition_by_repetition(m);
   std::vector<Part> out;
   for (auto& [k, p] : parts) {
     if (k == Part::kPrologue || k == Part::kEpilogue) {

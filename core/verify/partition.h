@@ -37,6 +37,8 @@ struct Part {
   int64_t key = kPrologue;
   std::vector<ir::InstrId> members;  ///< in topological order
   std::string label;                 ///< "layer 3", "iteration 3 of loop.1", "prologue"
+  /// Cut by repeated structure (verify/repeated_structure.h), no name saying where layers are.
+  bool by_structure = false;
 };
 
 /// The parts of `m`'s ENTRY in order (prologue, layers by number, epilogue); empty when the
@@ -44,7 +46,8 @@ struct Part {
 /// inputs); an instruction without a layer scope joins the part of its operands' latest layer
 /// (constants and broadcasts feeding a layer join their first user's layer). A program without
 /// layer scopes whose loops were unrolled (a scan over layers) is cut by iteration instead:
-/// the iterations of its first loop, then of the next, each a part.
+/// the iterations of its first loop, then of the next, each a part; one with neither by its
+/// repeated structure (partition_by_repetition).
 std::vector<Part> partition_layers(const ir::Module& m);
 
 /// A part as a module of its own. Its ENTRY's parameters are the values it reads from outside
