@@ -22,13 +22,23 @@ uint64_t mix(uint64_t h, uint64_t v) {
   return h;
 }
 
-/// What each instruction of `seq` looks like, its name aside: opcode, type and operand count.
-std::vector<uint64_t> shapes_of(const ir::Computation& c, const std::vector<ir::InstrId>& seq) {
+/// Each instruction's type, hashed (by instruction id).
+std::vector<uint64_t> type_hashes(const ir::Computation& c) {
   const std::hash<std::string> text_hash;
+  std::vector<uint64_t> out(c.size());
+  for (size_t i = 0; i < c.size(); ++i) {
+    out[i] = text_hash(c[static_cast<ir::InstrId>(i)].type.to_string(false));
+  }
+  return out;
+}
+
+/// What each instruction of `seq` looks like, its name aside: opcode, type and operand count.
+std::vector<uint64_t> shapes_of(const ir::Computation& c, const std::vector<ir::InstrId>& seq,
+                                const std::vector<uint64_t>& types) {
   std::vector<uint64_t> out(seq.size());
   for (size_t i = 0; i < seq.size(); ++i) {
     const ir::Instruction& x = c[seq[i]];
-    out[i] = mix(mix(static_cast<uint64_t>(x.opcode), text_hash(x.type.to_string(false))),
+    out[i] = mix(mix(static_cast<uint64_t>(x.opcode), types[static_cast<size_t>(seq[i])]),
                  x.operands.size());
   }
   return out;
@@ -39,15 +49,15 @@ std::vector<uint64_t> shapes_of(const ir::Computation& c, const std::vector<ir::
 /// other (a parameter, a value made once before the layers, such as a mask) by its type.
 std::vector<uint64_t> look_alikes(const ir::Computation& c, const std::vector<ir::InstrId>& seq,
                                   const std::vector<int64_t>& at,
+                                  const std::vector<uint64_t>& types,
                                   const std::vector<uint64_t>& shapes, size_t period) {
-  const std::hash<std::string> text_hash;
   std::vector<uint64_t> out(seq.size());
   for (size_t i = 0; i < seq.size(); ++i) {
     uint64_t h = shapes[i];
     for (ir::InstrId o : c[seq[i]].operands) {
       const int64_t k = at[static_cast<size_t>(o)];
       const auto back = static_cast<uint64_t>(static_cast<int64_t>(i) - k);
-      h = k >= 0 && back <= period ? mix(h, back) : mix(h, ~text_hash(c[o].type.to_string(false)));
+      h = k >= 0 && back <= period ? mix(h, back) : mix(h, ~types[static_cast<size_t>(o)]);
     }
     out[i] = h;
   }
@@ -91,13 +101,14 @@ std::vector<Part> partition_by_repetition(const ir::Module& m) {
   }
   const size_t n = seq.size();
   if (n < kMinInstructions) return {};
-  const std::vector<uint64_t> shapes = shapes_of(c, seq);
+  const std::vector<uint64_t> types = type_hashes(c);
+  const std::vector<uint64_t> shapes = shapes_of(c, seq, types);
 
   // The longest periodic run: [start, start + length + period) repeats with `period`.
   size_t best_period = 0, best_start = 0, best_cover = 0;
   std::vector<uint64_t> sig;  // look-alikes for the best period
   for (size_t p : candidate_periods(shapes)) {
-    std::vector<uint64_t> here = look_alikes(c, seq, at, shapes, p);
+    std::vector<uint64_t> here = look_alikes(c, seq, at, types, shapes, p);
     bool better = false;
     size_t run = 0;
     for (size_t i = 0; i + p < n; ++i) {
