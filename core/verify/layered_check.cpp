@@ -190,6 +190,32 @@ void gather_evidence(std::vector<Job>& jobs, size_t joined, const ir::Computatio
   }
 }
 
+/// Binds the parameters of `dist` that no part reads as the whole program's inference would
+/// (its first candidate that needs no loader contract), so that the bijection is the one a
+/// check of the whole program gives: an unread parameter has a counterpart all the same.
+void bind_unread_parameters(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
+                            const std::vector<Job>& jobs,
+                            std::unordered_map<std::string, Bound>& params,
+                            std::vector<std::string>& param_order) {
+  const ir::Computation& dwhole = dist.entry();
+  std::unordered_set<ir::InstrId> read;
+  for (const Job& j : jobs) read.insert(j.dist.inputs.begin(), j.dist.inputs.end());
+  bool any = false;
+  for (ir::InstrId p : dwhole.parameters()) any = any || (p >= 0 && !read.count(p));
+  if (!any) return;  // the usual case: the whole program's inference is not needed
+  const BijectionCandidates whole = infer_bijection(ref, dist, mesh);
+  for (const ParameterCandidates& pc : whole.parameters) {
+    if (pc.dist < 0 || read.count(pc.dist) || params.count(dwhole[pc.dist].name)) continue;
+    for (const BijectionCandidate& c : pc.candidates) {
+      if (!c.ref || !c.contract.empty()) continue;
+      params[dwhole[pc.dist].name] = {
+          ref.entry()[*c.ref].name, c.layout, c.why, false, c.reshape, c.permutation};
+      param_order.push_back(dwhole[pc.dist].name);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void CheckProgress::publish(const Mesh& mesh, const std::vector<NodeMatch>& matches) {
@@ -486,6 +512,7 @@ std::optional<CheckResult> check_by_layers(const ir::Module& ref, const ir::Modu
     }
   }
   const ir::Computation& rwhole = ref.entry();
+  if (!failed) bind_unread_parameters(ref, dist, mesh, jobs, params, param_order);
   for (const std::string& name : param_order) {
     const Bound& b = params.at(name);
     const auto d = dwhole.find(name);

@@ -79,6 +79,44 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("layered check: a parameter no layer reads is bound as a whole check binds it",
+          "[verify][layered]") {
+  // The same unread parameter added to both programs' ENTRY, after their own.
+  auto with_unread = [](std::string text) {
+    const size_t entry = text.find("\nENTRY ");
+    REQUIRE(entry != std::string::npos);
+    size_t params = 0;
+    for (size_t at = text.find(" parameter(", entry); at != std::string::npos;
+         at = text.find(" parameter(", at + 1)) {
+      ++params;
+    }
+    const size_t body = text.find("{\n", entry) + 2;
+    text.insert(body, "  unread.1 = f32[3] parameter(" + std::to_string(params) + ")\n");
+    return text;
+  };
+  const ir::Module ref = test::parse_module(with_unread(test::layered_hlo({4}, 1)));
+  const ir::Module dist = test::parse_module(with_unread(test::layered_hlo({4}, 2)));
+  verify::CheckRequest request;
+  request.mesh = kTp2;
+  verify::CheckRequest whole = request;
+  whole.by_layers = false;
+  const auto layered = verify::check(ref, dist, request);
+  const auto flat = verify::check(ref, dist, whole);
+  REQUIRE(layered);
+  REQUIRE(flat);
+  CHECK(layered->stats.parts == 4);
+  CHECK(layered->verdict == Verdict::kEquivalent);
+  CHECK(layered->unmatched_dist_parameters.empty());
+  REQUIRE(layered->bijection.size() == flat->bijection.size());
+  for (size_t i = 0; i < flat->bijection.size(); ++i) {
+    CHECK(layered->bijection[i].dist == flat->bijection[i].dist);
+    CHECK(layered->bijection[i].ref == flat->bijection[i].ref);
+    CHECK(layered->bijection[i].layout == flat->bijection[i].layout);
+  }
+  for (const std::string& note : layered->notes)
+    CHECK_THAT(note, !Catch::Contains("no counterpart"));
+}
+
 TEST_CASE("layered check: a planted bug is found in its layer, by name", "[verify][layered]") {
   for (int at : {0, 3, 5}) {
     test::LayeredExample e{6};
