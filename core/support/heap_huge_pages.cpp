@@ -61,8 +61,10 @@ bool use_huge_pages_for_thread_heap(size_t reserve) {
   if (!heap_on_huge_pages || reserve < (size_t{4} << 20) || reserve >= kHeapMax / 2) return false;
   void* block = std::malloc(reserve);  // grows this thread's heap without touching it
   if (block == nullptr) return false;
-  const uintptr_t heap = reinterpret_cast<uintptr_t>(block) & ~(kHeapMax - 1);
-  const bool own_heap = heap != (reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHeapMax - 1));
+  const auto at = reinterpret_cast<uintptr_t>(block);
+  const uintptr_t heap = at & ~(kHeapMax - 1);
+  // The main thread's heap ends at the program break; a thread's heap is mapped elsewhere.
+  const bool own_heap = at >= reinterpret_cast<uintptr_t>(sbrk(0));
   const bool advised =
       own_heap && madvise(reinterpret_cast<void*>(heap), kHeapMax, MADV_HUGEPAGE) == 0;
   std::free(block);
