@@ -116,8 +116,13 @@ bool Checker::lift_conditional(InstrId id) {
       cond.operands.size() != branches.size() + 1) {
     return false;
   }
+  // An empty tuple (a branch that takes nothing) holds no value to have a fact of.
+  auto nothing = [](const ir::Instruction& x) {
+    return x.type.is_tuple() && x.type.elements().empty();
+  };
   for (InstrId o : cond.operands) {
     const auto& known = facts_of_[static_cast<size_t>(o)];
+    if (nothing(d[o])) continue;
     if (known.empty() ||
         std::any_of(known.begin(), known.end(), [](const auto& e) { return e.empty(); })) {
       return false;
@@ -125,6 +130,7 @@ bool Checker::lift_conditional(InstrId id) {
   }
   if (options_.loop_depth >= kMaxLoopDepth) return false;
   std::string why = "no reference conditional takes the values it takes";
+  bool diverges = false;
   for (InstrId k = 0; k < static_cast<InstrId>(r.size()); ++k) {
     const ir::Instruction& other = r[k];
     const auto& values = ref_values_[static_cast<size_t>(k)];
@@ -140,7 +146,8 @@ bool Checker::lift_conditional(InstrId id) {
     std::vector<std::vector<Layout>> operand_layouts;
     for (size_t b = 1; b < cond.operands.size(); ++b) {
       const auto start = facts_starting_at(cond.operands[b], other.operands[b]);
-      if (start.empty()) break;
+      const bool empty = nothing(d[cond.operands[b]]) && nothing(r[other.operands[b]]);
+      if (start.empty() && !empty) break;
       operand_layouts.emplace_back();
       for (uint32_t f : start) operand_layouts.back().push_back(facts_[f].layout);
       premises.insert(premises.end(), start.begin(), start.end());
@@ -155,6 +162,9 @@ bool Checker::lift_conditional(InstrId id) {
                                 operand_layouts[b], {}, options_);
       if (auto no = unproven(checked)) {
         why = "branch " + std::to_string(b) + " is not the reference's (" + *no + ")";
+        // Found diverging on the operands the reference's branch takes: a divergence, not a
+        // conditional the checker cannot follow.
+        diverges = checked && checked->verdict == Verdict::kDivergent;
         out.reset();
         break;
       }
@@ -174,7 +184,11 @@ bool Checker::lift_conditional(InstrId id) {
                                    " (every branch checked on its operands' layouts)");
     return true;
   }
-  refuse(id, NoLift{"`conditional` whose branch depends on the data: " + why, true});
+  if (diverges) {
+    refuse(id, NoLift{"its selector and operands are the reference's, but " + why, false});
+  } else {
+    refuse(id, NoLift{"`conditional` whose branch depends on the data: " + why, true});
+  }
   return true;
 }
 

@@ -365,9 +365,29 @@ TEST_CASE("conditionals: a branch taken by the data is proven branch by branch",
   INFO(report.why);
   CHECK(report.outcome == proofcheck::ProofCheckReport::Outcome::kAccepted);
   CHECK(report.verdict == "equivalent");
+  // A branch that computes another value on the reference's operands is a divergence there.
   const verify::CheckResult bug = check(program(2, "tanh"), program(1, "exponential"));
-  CHECK(bug.verdict == verify::Verdict::kInconclusive);
-  CHECK(noted(bug, "branch 1 is not the reference's (step.e:"));
+  CHECK(bug.verdict == verify::Verdict::kDivergent);
+  REQUIRE(bug.divergence);
+  CHECK(bug.divergence->dist_node == "c");
+  CHECK_THAT(bug.divergence->reason,
+             Catch::StartsWith("its selector and operands are the reference's, but branch 1 is "
+                               "not the reference's (step.e:"));
+}
+
+TEST_CASE("conditionals: branches that take nothing (an empty tuple) are checked too", "[verify]") {
+  auto program = [](int then_value) {
+    return "HloModule c\n\nthen {\n  p = () parameter(0)\n  ROOT k = s32[] constant(" +
+           std::to_string(then_value) +
+           ")\n}\n\nelse {\n  p = () parameter(0)\n  ROOT k = s32[] constant(1)\n}\n\n"
+           "ENTRY e {\n  b = pred[] parameter(0)\n  t = () tuple()\n  ROOT c = s32[] "
+           "conditional(b, t, t), true_computation=then, false_computation=else\n}\n";
+  };
+  const verify::CheckResult ok = check(program(0), program(0));
+  CHECK(ok.verdict == verify::Verdict::kEquivalent);
+  CHECK(noted(ok, "proven: conditional c ~ c (every branch checked"));
+  const verify::CheckResult bug = check(program(2), program(0));
+  CHECK(bug.verdict == verify::Verdict::kDivergent);
 }
 
 TEST_CASE("loops: XLA's windowed einsum unrolls, and its shard ring is not called a bug",
