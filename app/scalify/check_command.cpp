@@ -215,14 +215,14 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
       return 2;
     }
   }
-  Expected<ir::Module>& ref = modules[0];
-  Expected<ir::Module>& dist = modules[1];
+  const ir::Module& ref = *modules[0];
+  const ir::Module& dist = *modules[1];
   std::optional<verify::Spec> spec;
   if (spec_path) {
     // Layouts in a spec without a mesh are read against --mesh, else the inferred mesh.
     std::optional<verify::Mesh> mesh = request.mesh;
     if (!mesh) {
-      auto inferred = verify::infer_mesh(*ref, *dist, files[1]);
+      auto inferred = verify::infer_mesh(ref, dist, files[1]);
       if (!inferred) {
         err << inferred.error().format();
         return 2;
@@ -255,21 +255,21 @@ int run_check(std::span<const std::string_view> args, std::ostream& out, std::os
   }
   verify::PartMemo memo(cache.get());
   request.memo = &memo;
-  auto result = verify::check(*ref, *dist, request);
+  auto result = verify::check(ref, dist, request);
   if (!result) {
     err << result.error().format();
     return 2;
   }
   if (report_path) {
-    auto written = report::write_report(*report_path, {*result, *ref, *dist, files[0], files[1]});
+    auto written = report::write_report(*report_path, {*result, ref, dist, files[0], files[1]});
     if (!written) {
       err << "scalify: error: " << written.error().message << " (" << *report_path << ")\n";
       return 2;
     }
   }
   if (proof_path) {
-    const proofcheck::ProofFile proof{files[0], hlo::print_module(*ref), files[1],
-                                      hlo::print_module(*dist), *result};
+    const proofcheck::ProofFile proof{files[0], hlo::print_module(ref), files[1],
+                                      hlo::print_module(dist), *result};
     auto written =
         write_file_atomically(*proof_path, proofcheck::proof_to_json(proof).dump(1), "the proof");
     if (!written) {

@@ -230,8 +230,8 @@ bool spans_unnamed_devices(const Instruction& instr) {
   if (!is_collective_instr(instr) || instr.get<ir::SourceTargetPairs>("source_target_pairs")) {
     return false;
   }
-  const ir::ReplicaGroups* groups = instr.replica_groups();
-  return !groups || (!groups->iota && groups->groups.empty());
+  const ir::ReplicaGroups& groups = instr.replica_groups_or_all();
+  return !groups.iota && groups.groups.empty();
 }
 
 /// Whether `instr` sums over every device without naming them.

@@ -72,10 +72,14 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   // Layer scopes when the metadata has them, else the iterations of unrolled loops: loop j's
   // iteration K is key j·2^20 + K (loops unroll at most 4096 times).
   constexpr int64_t kPerLoop = int64_t{1} << 20;
-  bool scoped = false;
+  bool scoped = false, iterated = false;
   for (const ir::Instruction& x : comp.instructions) {
     scoped = scoped || layer_of(x.metadata.op_name).has_value();
+    const auto it = iteration_of(x.name);
+    iterated = iterated || (it && it->second < kPerLoop);
   }
+  // Neither names a layer: where the instructions repeat is all there is to go by.
+  if (!scoped && !iterated) return partition_by_repetition(m);
   std::vector<std::string_view> loops;
   auto layer_key = [&](const ir::Instruction& x) -> std::optional<int64_t> {
     if (scoped) return layer_of(x.metadata.op_name);
@@ -146,8 +150,7 @@ std::vector<Part> partition_layers(const ir::Module& m) {
   }
   size_t layers = 0;
   for (const auto& [k, p] : parts) layers += (k != Part::kPrologue && k != Part::kEpilogue);
-  if (layers < 2)
-    return scoped || !loops.empty() ? std::vector<Part>{} : partition_by_repetition(m);
+  if (layers < 2) return {};
   std::vector<Part> out;
   for (auto& [k, p] : parts) {
     if (k == Part::kPrologue || k == Part::kEpilogue) {
