@@ -353,10 +353,10 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     }
     return x;
   }
-  const auto axes = mesh_.axes_of(instr.replica_groups_or_all());
+  const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
+  const auto axes = mesh_.axes_of(instr.replica_groups_or_all(), !reduce);
   if (!axes) return "its replica groups are not the groups of any axes of " + mesh_.to_string();
   Layout want = p.layout;
-  const bool reduce = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
   const bool gather = op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
   double copies = 1;  // a sum of equal copies: their number times the value
   if (reduce) {

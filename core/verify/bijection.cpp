@@ -108,7 +108,8 @@ class Inference {
         spec_of_(dp_.size(), nullptr),
         spec_ref_(dp_.size(), -1),
         ref_taken_(rp_.size(), false),
-        annotated_(dp_.size()) {}
+        annotated_(dp_.size()),
+        set_aside_(dp_.size()) {}
 
   BijectionCandidates run() {
     out_.parameters.resize(dp_.size());
@@ -181,10 +182,15 @@ class Inference {
       if (!sharding || (spec_of_[d] && spec_of_[d]->layout)) continue;
       const int64_t rank = dinstr(d).type.is_array() ? dinstr(d).type.rank() : 0;
       std::string why_not;
-      annotated_[d] = layout_from_sharding(*sharding, rank, mesh_, &why_not);
+      bool contradicts = false;
+      annotated_[d] = layout_from_sharding(*sharding, rank, mesh_, &why_not, &contradicts);
       if (!annotated_[d]) {
-        out_.parameters[d].notes.push_back("sharding=" + sharding->to_string() +
-                                           " set aside: " + why_not);
+        // A tiling of these devices says which holds which block: a layout guessed from the
+        // shapes, which puts block c at mesh position c, would contradict the program's words.
+        if (contradicts) set_aside_[d] = "sharding=" + sharding->to_string() + ": " + why_not;
+        out_.parameters[d].notes.push_back(
+            "sharding=" + sharding->to_string() + " set aside: " + why_not +
+            (contradicts ? " (no layout is guessed from the shapes against it)" : ""));
       }
     }
   }
@@ -206,6 +212,7 @@ class Inference {
       return {layout};
     }
     source = BijectionCandidate::Source::kShape;
+    if (!set_aside_[d].empty()) return {};
     if (!dt.is_array() || !rt.is_array()) {
       if (dt.compatible(rt)) return {Layout::replicated(mesh_.rank())};
       return {};
@@ -250,7 +257,9 @@ class Inference {
   /// Layouts against permutations of the reference dims that the shapes make visible (at most
   /// four, ranks 2 to 5).
   std::vector<std::pair<Layout, std::vector<int64_t>>> permuted_for(size_t d, size_t r) const {
-    if ((spec_of_[d] && spec_of_[d]->layout) || annotated_[d]) return {};
+    if ((spec_of_[d] && spec_of_[d]->layout) || annotated_[d] || !set_aside_[d].empty()) {
+      return {};
+    }
     const ir::Type& dt = dinstr(d).type;
     const ir::Type& rt = rinstr(r).type;
     if (!dt.is_array() || !rt.is_array() || dt.dtype() != rt.dtype() || dt.rank() != rt.rank()) {
@@ -541,6 +550,12 @@ class Inference {
       const ir::Type& t = dinstr(d).type;
       std::string why =
           "no reference parameter relates to " + type_text(t) + " by a layout over " + over;
+      if (!set_aside_[d].empty()) {
+        out_.unmatched_dist.push_back({dp_[d], out_.parameters[d].number, dinstr(d).name,
+                                       "its " + set_aside_[d] + " (the mesh " + over +
+                                           "; the shapes are not asked against its sharding)"});
+        continue;
+      }
       for (size_t r = 0; r < rp_.size(); ++r) {
         BijectionCandidate::Source source;
         const int holder = taken_by[r] >= 0 ? taken_by[r] : reserved_by(r);
@@ -580,6 +595,9 @@ class Inference {
   std::vector<int> spec_ref_;                  ///< per dist parameter: the spec's ref index
   std::vector<bool> ref_taken_;                ///< ref parameters the spec assigns
   std::vector<std::optional<Layout>> annotated_;
+  /// Why a tiled annotation was set aside (empty: it was not): the shapes are then not asked,
+  /// see read_annotations.
+  std::vector<std::string> set_aside_;
   std::vector<int> aligned_;
   mutable std::unordered_map<std::string, ShapeFit> shape_cache_;
   const ShapeFit no_fit_;
@@ -681,7 +699,9 @@ std::vector<Layout> shape_layouts(const std::vector<int64_t>& dist, const std::v
 }
 
 std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t rank,
-                                           const Mesh& mesh, std::string* why_not) {
+                                           const Mesh& mesh, std::string* why_not,
+                                           bool* contradicts) {
+  if (contradicts) *contradicts = false;
   const auto fail = [&](std::string why) -> std::optional<Layout> {
     if (why_not) *why_not = std::move(why);
     return std::nullopt;
@@ -710,6 +730,8 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
     }
     seen[static_cast<size_t>(dev)] = true;
   }
+  // From here on the annotation places blocks on this mesh's devices.
+  if (contradicts) *contradicts = n > 1;
   std::vector<int64_t> stride(tiles.size(), 1);
   for (size_t k = tiles.size(); k-- > 1;) stride[k - 1] = stride[k] * tiles[k];
   Layout layout = Layout::replicated(mesh.rank());
@@ -748,6 +770,7 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
       if (combined != index) return fail("its device order is not the mesh's");
     }
   }
+  if (contradicts) *contradicts = false;
   return layout;
 }
 

@@ -120,11 +120,16 @@ std::vector<Layout> shape_layouts(const std::vector<int64_t>& dist, const std::v
 /// The split that a `sharding=` annotation describes on a value of `rank` dims: each tile dim
 /// > 1 becomes shard(dim) on the mesh axes its devices vary along; no padding yet. nullopt (and
 /// `why_not`) when it does not fit the mesh: another device count, a device order the mesh
-/// cannot express, manual or maximal shardings.
+/// cannot express, manual or maximal shardings. `contradicts`, when given, is set when the
+/// annotation is a well-formed tiling of exactly the mesh's devices that the mesh cannot read
+/// (another order, a tiling no mesh axes make): it then says which device holds which block,
+/// and no other layout may be assumed.
 ///
 ///   layout_from_sharding({devices=[2,1]0,1}, 2, tp=2) == shard(0,tp)
+///   layout_from_sharding({devices=[2,1]1,0}, 2, tp=2, &why, &c) == nullopt, c == true
 std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t rank,
-                                           const Mesh& mesh, std::string* why_not = nullptr);
+                                           const Mesh& mesh, std::string* why_not = nullptr,
+                                           bool* contradicts = nullptr);
 
 /// Aligns two ordered lists (the ref and dist parameters) without crossings, maximising the
 /// sum of `score(r, d)` over the aligned pairs; nullopt scores forbid a pair. Returns, for each

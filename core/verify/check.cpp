@@ -186,6 +186,7 @@ Expected<CheckResult> check_flat(const ir::Module& ref, const ir::Module& dist,
                   u.name) == out.unmatched_dist_parameters.end()) {
       out.unmatched_dist_parameters.push_back(u.name);
     }
+    out.notes.push_back("distributed parameter " + u.name + " has no counterpart: " + u.why);
   }
   for (const UnmatchedParameter& u : candidates.unmatched_ref) {
     out.notes.push_back("reference parameter " + u.name + " has no counterpart: " + u.why);

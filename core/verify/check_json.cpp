@@ -64,6 +64,11 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
   json::Object mesh;
   for (const MeshAxis& a : r.mesh.axes()) mesh[a.name] = a.size;
   o["mesh"] = std::move(mesh);
+  if (!r.mesh.device_order().empty()) {
+    json::Array order;
+    for (int64_t d : r.mesh.device_order()) order.push_back(d);
+    o["mesh_devices"] = std::move(order);
+  }
   json::Array bijection;
   for (const BijectionEntry& e : r.bijection) {
     json::Object b;
@@ -294,6 +299,17 @@ class Reader {
     auto parsed = Mesh::parse(text);
     if (!parsed) return fail("", "mesh", parsed.error().message);
     mesh = std::move(*parsed);
+    const json::Value* devices = v.find("mesh_devices");
+    if (!devices) return;
+    if (!devices->is_array()) return fail("", "mesh_devices", "expected an array of devices");
+    std::vector<int64_t> order;
+    for (const json::Value& d : devices->as_array()) {
+      if (!d.is_integer()) return fail("", "mesh_devices", "expected an array of devices");
+      order.push_back(d.as_int());
+    }
+    auto ordered = mesh.with_device_order(std::move(order));
+    if (!ordered) return fail("", "mesh_devices", "not an order of the mesh's devices");
+    mesh = std::move(*ordered);
   }
   void fail(const std::string& at, std::string_view key, const std::string& message) {
     if (!error.empty()) return;

@@ -318,7 +318,7 @@ std::optional<std::string> Checker::sum_of_copies(InstrId id) const {
   for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
     for (uint32_t f : element) {
       if (facts_[f].rule != kSumOfCopies) continue;
-      const auto axes = mesh_.axes_of(instr.replica_groups_or_all());
+      const auto axes = mesh_.axes_of(instr.replica_groups_or_all(), false);
       if (!axes) return std::nullopt;
       std::string names;
       int64_t copies = 1;

@@ -187,10 +187,17 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
   if (permute) return permuted(instr, x, mesh);
 
   const ir::ReplicaGroups& groups = instr.replica_groups_or_all();
-  auto axes = mesh.axes_of(groups);
+  // A reduction's groups are sets; a gather or scatter's order is the order of the blocks.
+  auto axes = mesh.axes_of(groups, !reduce);
   if (!axes) {
-    return NoLift{name + "'s replica groups " + ir::attr_value_to_string(ir::AttrValue(groups)) +
-                  " are not the groups of any mesh axes of " + mesh.to_string()};
+    const std::string text = ir::attr_value_to_string(ir::AttrValue(groups));
+    if (mesh.axes_of(groups, false)) {
+      return NoLift{name + "'s replica groups " + text + " list the devices of mesh axes of " +
+                    mesh.to_string() + " out of the order of their positions: its blocks " +
+                    "come out permuted"};
+    }
+    return NoLift{name + "'s replica groups " + text + " are not the groups of any mesh axes of " +
+                  mesh.to_string()};
   }
   Layout out = x.layout;
   // Over groups of one device each rank gets back what it gave: the layout is kept, and a

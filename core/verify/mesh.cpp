@@ -18,9 +18,45 @@ Diagnostic mesh_error(std::string message) {
   return Diagnostic{"--mesh", {}, std::move(message), ""};
 }
 
+/// The device list of `devices=[3,2,1,0]`.
+Expected<std::vector<int64_t>> parse_device_list(std::string_view text) {
+  const std::string_view prefix = "devices=[";
+  if (!text.starts_with(prefix) || !text.ends_with(']')) {
+    return mesh_error("'" + std::string(text) + "' is not devices=[D,D,...]");
+  }
+  text = text.substr(prefix.size(), text.size() - prefix.size() - 1);
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    int64_t device = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), device);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {
+      return mesh_error("'" + std::string(item) + "' in the device list is not a device number");
+    }
+    out.push_back(device);
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<Mesh> Mesh::parse(std::string_view text) {
+  const size_t space = text.find(' ');
+  if (space != std::string_view::npos) {
+    auto mesh = parse(text.substr(0, space));
+    if (!mesh) return mesh.error();
+    auto order = parse_device_list(text.substr(text.find_first_not_of(' ', space)));
+    if (!order) return order.error();
+    auto ordered = mesh->with_device_order(std::move(*order));
+    if (!ordered) {
+      return mesh_error("the device list is not an order of the mesh's " +
+                        std::to_string(mesh->device_count()) + " devices");
+    }
+    return *ordered;
+  }
   std::vector<MeshAxis> axes;
   size_t start = 0;
   while (start <= text.size()) {
@@ -63,12 +99,34 @@ std::optional<size_t> Mesh::find(std::string_view name) const {
   return std::nullopt;
 }
 
+std::optional<Mesh> Mesh::with_device_order(std::vector<int64_t> order) const {
+  Mesh out(axes_);
+  const int64_t n = device_count();
+  if (order.empty()) return out;
+  if (static_cast<int64_t>(order.size()) != n) return std::nullopt;
+  std::vector<int64_t> positions(order.size(), -1);
+  bool iota = true;
+  for (size_t p = 0; p < order.size(); ++p) {
+    const int64_t d = order[p];
+    if (d < 0 || d >= n || positions[static_cast<size_t>(d)] >= 0) return std::nullopt;
+    positions[static_cast<size_t>(d)] = static_cast<int64_t>(p);
+    iota = iota && d == static_cast<int64_t>(p);
+  }
+  if (!iota) {
+    out.order_ = std::move(order);
+    out.positions_ = std::move(positions);
+  }
+  return out;
+}
+
 int64_t Mesh::coordinate(int64_t device, size_t axis) const {
+  device = position_of(device);
   for (size_t i = axes_.size(); i-- > axis + 1;) device /= axes_[i].size;
   return device % axes_[axis].size;
 }
 
-std::optional<std::vector<size_t>> Mesh::axes_of(const ir::ReplicaGroups& replica_groups) const {
+std::optional<std::vector<size_t>> Mesh::axes_of(const ir::ReplicaGroups& replica_groups,
+                                                 bool in_order) const {
   const int64_t n = device_count();
   std::vector<std::vector<int64_t>> groups = replica_groups.groups;
   if (groups.empty() || (groups.size() == 1 && groups[0].empty())) {
@@ -87,12 +145,13 @@ std::optional<std::vector<size_t>> Mesh::axes_of(const ir::ReplicaGroups& replic
     }
   }
   // Every group must then be exactly the devices agreeing with its first on the other axes,
-  // listed in row-major order, and the groups must cover every device once.
+  // listed in the order of their positions, and the groups must cover every device once.
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (const auto& group : groups) {
     if (group.empty()) return std::nullopt;
     std::vector<int64_t> expected;
-    for (int64_t d = 0; d < n; ++d) {
+    for (int64_t p = 0; p < n; ++p) {
+      const int64_t d = device_at(p);
       bool same = true;
       for (size_t a = 0; a < axes_.size() && same; ++a) {
         const bool spans = std::find(axes.begin(), axes.end(), a) != axes.end();
@@ -100,7 +159,11 @@ std::optional<std::vector<size_t>> Mesh::axes_of(const ir::ReplicaGroups& replic
       }
       if (same) expected.push_back(d);
     }
-    if (expected != group) return std::nullopt;
+    if (in_order
+            ? expected != group
+            : !std::is_permutation(expected.begin(), expected.end(), group.begin(), group.end())) {
+      return std::nullopt;
+    }
     for (int64_t d : group) {
       if (seen[static_cast<size_t>(d)]) return std::nullopt;
       seen[static_cast<size_t>(d)] = true;
@@ -116,7 +179,13 @@ std::string Mesh::to_string() const {
     if (!out.empty()) out += ',';
     out += a.name + "=" + std::to_string(a.size);
   }
-  return out.empty() ? "(one device)" : out;
+  if (out.empty()) return "(one device)";
+  if (!order_.empty()) {
+    out += " devices=[";
+    for (size_t p = 0; p < order_.size(); ++p) out += (p ? "," : "") + std::to_string(order_[p]);
+    out += ']';
+  }
+  return out;
 }
 
 }  // namespace scalify::verify

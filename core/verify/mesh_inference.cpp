@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "verify/bijection.h"
+#include "verify/device_order.h"
 #include "verify/term_bridge.h"
 
 namespace scalify::verify {
@@ -297,10 +298,9 @@ std::optional<InferredMesh> from_mean_scale(const ir::Module& m) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Module& dist,
-                                            std::string_view dist_file) {
+/// The axes and sizes of the mesh (in the iota device order).
+Expected<InferredMesh> infer_axes(const ir::Module& ref, const ir::Module& dist,
+                                  std::string_view dist_file) {
   const int64_t partitions = dist.num_partitions(), replicas = dist.replica_count();
   const std::vector<CollectiveUse> uses = collectives(dist);
   if (const auto whole = unpartitioned(ref, dist, uses)) {
@@ -348,6 +348,18 @@ Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Mod
   return InferredMesh{Mesh(),
                       "one device: no partitions, collectives, shardings or shape ratios say "
                       "otherwise"};
+}
+
+}  // namespace
+
+Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Module& dist,
+                                            std::string_view dist_file) {
+  Expected<InferredMesh> m = infer_axes(ref, dist, dist_file);
+  if (!m) return m;
+  std::string order;
+  m->mesh = order_devices(m->mesh, dist, &order);
+  if (!order.empty()) m->why += "; " + order;
+  return m;
 }
 
 Expected<Mesh> infer_mesh(const ir::Module& ref, const ir::Module& dist,

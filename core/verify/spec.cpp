@@ -171,9 +171,14 @@ class SpecReader {
     if (!v.is_object()) {
       return error(at.pos, "a spec is a JSON object: {\"mesh\": {…}, \"parameters\": […], …}");
     }
-    if (auto e = unknown_keys(at, {"mesh", "parameters", "outputs", "strict"})) return e;
+    if (auto e = unknown_keys(at, {"mesh", "mesh_devices", "parameters", "outputs", "strict"})) {
+      return e;
+    }
     if (const Value* mesh = v.find("mesh")) {
       if (auto e = read_mesh(*mesh, *at.member("mesh"))) return e;
+    }
+    if (const Value* devices = v.find("mesh_devices")) {
+      if (auto e = read_device_order(*devices, *at.member("mesh_devices"))) return e;
     }
     spec_.layout_mesh = spec_.mesh ? *spec_.mesh : mesh_if_absent ? *mesh_if_absent : Mesh();
     if (const Value* strict = v.find("strict")) {
@@ -232,6 +237,25 @@ class SpecReader {
       axes.push_back(checked->axes()[0]);
     }
     spec_.mesh = Mesh(std::move(axes));
+    return std::nullopt;
+  }
+
+  /// `"mesh_devices": [3, 2, 1, 0]`: the device at each position of the spec's mesh.
+  std::optional<Diagnostic> read_device_order(const Value& v, const Located& at) {
+    if (!spec_.mesh) return error(at.pos, "\"mesh_devices\" orders the devices of a \"mesh\"");
+    std::vector<int64_t> order;
+    for (size_t i = 0; v.is_array() && i < v.size(); ++i) {
+      if (!v[i].is_integer()) break;
+      order.push_back(v[i].as_int());
+    }
+    std::optional<Mesh> ordered;
+    if (v.is_array() && order.size() == v.size()) ordered = spec_.mesh->with_device_order(order);
+    if (!ordered) {
+      return error(at.pos, "\"mesh_devices\" lists each of the mesh's " +
+                               std::to_string(spec_.mesh->device_count()) +
+                               " devices once, in the order of their positions: [3, 2, 1, 0]");
+    }
+    spec_.mesh = std::move(*ordered);
     return std::nullopt;
   }
 

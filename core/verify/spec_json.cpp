@@ -20,6 +20,11 @@ json::Value spec_to_json(const Spec& spec) {
     json::Object axes;
     for (const MeshAxis& a : mesh.axes()) axes[a.name] = a.size;
     out["mesh"] = std::move(axes);
+    if (!mesh.device_order().empty()) {
+      json::Array order;
+      for (int64_t d : mesh.device_order()) order.push_back(d);
+      out["mesh_devices"] = std::move(order);
+    }
   }
   if (!spec.parameters.empty()) {
     json::Array parameters;
