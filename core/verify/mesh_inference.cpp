@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "verify/bijection.h"
-#include "verify/device_order.h"
+#include "verify/mesh_fitting.h"
 #include "verify/term_bridge.h"
 
 namespace scalify::verify {
@@ -356,9 +356,9 @@ Expected<InferredMesh> infer_mesh_explained(const ir::Module& ref, const ir::Mod
                                             std::string_view dist_file) {
   Expected<InferredMesh> m = infer_axes(ref, dist, dist_file);
   if (!m) return m;
-  std::string order;
-  m->mesh = order_devices(m->mesh, dist, &order);
-  if (!order.empty()) m->why += "; " + order;
+  std::string fitted;
+  m->mesh = fit_mesh(m->mesh, dist, &fitted);
+  if (!fitted.empty()) m->why += "; " + fitted;
   return m;
 }
 

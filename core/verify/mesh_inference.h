@@ -29,7 +29,11 @@ struct InferredMesh {
 ///     (`dist × n >= ref`, so padded shards count too): `tp=n`;
 ///  5. otherwise one device: the empty mesh (no axes, device_count() 1), which makes every
 ///     layout `rep` (the refactoring check).
-/// A single axis is always named `tp` (the checker's proofs do not depend on the name; give
+/// The mesh found so is then fitted to DIST's tiled annotations and replica groups (fit_mesh in
+/// mesh_fitting.h): a single axis may become the axes a tiling is made of (`num_partitions=8`
+/// with `devices=[2,4]<=[8]`: `dp=2,tp=4`), and the devices may take an annotation's order.
+/// A single axis is otherwise always named `tp` (the checker's proofs do not depend on the name;
+/// give
 /// `--mesh dp=2` for other names). Errors: a collective naming a device beyond the header's
 /// device count, labelled with `dist_file` and the instruction's position.
 ///

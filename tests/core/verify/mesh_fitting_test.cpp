@@ -1,9 +1,10 @@
-// Meshes whose devices are not in the order of their positions: a program partitioned over the
-// device array 3, 2, 1, 0 (its shardings say `devices=[4,1]3,2,1,0`) keeps block 0 of a
-// `shard(0,tp)` on device 3. The checker reads the order from the program, proves what the
-// program computes under it, blames a gather in another order, and never guesses a layout from
-// the shapes against what an annotation says.
-#include "verify/device_order.h"
+// Meshes as the program's shardings lay them out. A program partitioned over the device array
+// 3, 2, 1, 0 (its shardings say `devices=[4,1]3,2,1,0`) keeps block 0 of a `shard(0,tp)` on
+// device 3: the checker reads the order from the program, proves what the program computes
+// under it, blames a gather in another order, and never guesses a layout from the shapes against
+// what an annotation says. A JAX program over a 2 x 4 mesh says `num_partitions=8` and tiles
+// `devices=[2,4]<=[8]`: the checker reads two axes.
+#include "verify/mesh_fitting.h"
 
 #include <catch2/catch.hpp>
 
@@ -73,13 +74,13 @@ TEST_CASE("mesh device order: positions, coordinates, groups and text", "[verify
 TEST_CASE("mesh device order: read from the program's shardings", "[verify]") {
   const ir::Module reversed = test::parse_module(gathered("3,2,1,0", "{{3,2,1,0}}"));
   std::string why;
-  CHECK(verify::order_devices(*Mesh::parse("tp=4"), reversed, &why).to_string() ==
+  CHECK(verify::fit_mesh(*Mesh::parse("tp=4"), reversed, &why).to_string() ==
         "tp=4 devices=[3,2,1,0]");
-  CHECK_THAT(why, Catch::Contains("p0's sharding={devices=[4,1]3,2,1,0}"));
+  CHECK_THAT(why, Catch::Contains("p0's sharding={devices=[4,1]3,2,1,0} lays out the devices"));
   // A program written for the iota order keeps it.
   const ir::Module iota = test::parse_module(gathered("0,1,2,3", "{{0,1,2,3}}"));
   why.clear();
-  CHECK(verify::order_devices(*Mesh::parse("tp=4"), iota, &why).to_string() == "tp=4");
+  CHECK(verify::fit_mesh(*Mesh::parse("tp=4"), iota, &why).to_string() == "tp=4");
   CHECK(why.empty());
 }
 
@@ -88,7 +89,7 @@ TEST_CASE("mesh device order: a program over reversed devices is proven", "[veri
   const verify::CheckResult r = test::check_texts(dist, kRef);
   CHECK(r.verdict == Verdict::kEquivalent);
   CHECK(r.mesh.to_string() == "tp=4 devices=[3,2,1,0]");
-  CHECK(test::noted(r, "devices in the order of p0's sharding"));
+  CHECK(test::noted(r, "as p0's sharding={devices=[4,1]3,2,1,0} lays out the devices"));
   test::check_proof_accepted(kRef, dist, r);
   // The order travels with the result (a saved session, an exported proof).
   const auto back = verify::result_from_json(verify::to_json(r));
@@ -164,6 +165,47 @@ TEST_CASE("mesh device order: a spec gives it, and writes it back", "[verify][sp
   CHECK_THAT(bad.error().format(), Catch::Contains("spec.json:1:"));
   CHECK_THAT(bad.error().format(), Catch::Contains("lists each of the mesh's 4 devices once"));
   CHECK_FALSE(verify::parse_spec(R"({"mesh_devices": [1, 0]})", "spec.json"));
+}
+
+TEST_CASE("mesh fitting: the axes of a JAX 2 x 4 mesh from its tilings", "[verify]") {
+  // Batch over dp (2), the contraction over tp (4): x tiled [2,4] in the iota order, w's rows
+  // over tp and replicated over dp (its grid [4,1,2] lists tp-major devices: <=[2,4]T(1,0)).
+  const std::string& ref = test::kDotTanhRef;
+  const std::string dist = "HloModule d, num_partitions=8\n" + test::kSumComputation + R"(ENTRY e {
+  x = f32[2,2] parameter(0), sharding={devices=[2,4]<=[8]}
+  w = f32[2,6] parameter(1), sharding={devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  d = f32[2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[2,6] all-reduce(d), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=sum
+  g = f32[4,6] all-gather(s), dimensions={0}, replica_groups={{0,4},{1,5},{2,6},{3,7}}
+  ROOT t = f32[4,6] tanh(g)
+}
+)";
+  std::string why;
+  CHECK(verify::fit_mesh(*Mesh::parse("tp=8"), test::parse_module(dist), &why).to_string() ==
+        "dp=2,tp=4");
+  CHECK_THAT(why, Catch::Contains("x's sharding={devices=[2,4]<=[8]} lays out the devices"));
+  const verify::CheckResult r = test::check_texts(dist, ref);
+  CHECK(r.verdict == Verdict::kEquivalent);
+  CHECK(r.mesh.to_string() == "dp=2,tp=4");
+  test::check_proof_accepted(ref, dist, r);
+  // Summing over dp instead of tp leaves the contraction unfinished: found, not proven.
+  std::string wrong = dist;
+  wrong.replace(wrong.find("{{0,1,2,3},{4,5,6,7}}"), 21, "{{0,4},{1,5},{2,6},{3,7}}");
+  const verify::CheckResult w = test::check_texts(wrong, ref);
+  CHECK(w.verdict == Verdict::kDivergent);
+}
+
+TEST_CASE("mesh fitting: a program that says nothing of its devices keeps the inferred mesh",
+          "[verify]") {
+  const ir::Module plain = test::parse_module(R"(HloModule d, num_partitions=8
+ENTRY e {
+  x = f32[2,2] parameter(0)
+  ROOT t = f32[2,2] tanh(x)
+}
+)");
+  CHECK(verify::fit_mesh(*Mesh::parse("tp=8"), plain) == *Mesh::parse("tp=8"));
+  // A given mesh of two axes is never regrouped, only ordered.
+  CHECK(verify::fit_mesh(*Mesh::parse("dp=2,tp=4"), plain) == *Mesh::parse("dp=2,tp=4"));
 }
 
 }  // namespace scalify
