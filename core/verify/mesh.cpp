@@ -48,7 +48,8 @@ Expected<Mesh> Mesh::parse(std::string_view text) {
   if (space != std::string_view::npos) {
     auto mesh = parse(text.substr(0, space));
     if (!mesh) return mesh.error();
-    auto order = parse_device_list(text.substr(text.find_first_not_of(' ', space)));
+    const size_t list = text.find_first_not_of(' ', space);
+    auto order = parse_device_list(list == std::string_view::npos ? "" : text.substr(list));
     if (!order) return order.error();
     auto ordered = mesh->with_device_order(std::move(*order));
     if (!ordered) {
@@ -149,6 +150,9 @@ std::optional<std::vector<size_t>> Mesh::axes_of(const ir::ReplicaGroups& replic
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (const auto& group : groups) {
     if (group.empty()) return std::nullopt;
+    for (int64_t d : group) {
+      if (d < 0 || d >= n) return std::nullopt;
+    }
     std::vector<int64_t> expected;
     for (int64_t p = 0; p < n; ++p) {
       const int64_t d = device_at(p);

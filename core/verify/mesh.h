@@ -46,8 +46,10 @@ class Mesh {
   int64_t device_at(int64_t position) const {
     return order_.empty() ? position : order_[static_cast<size_t>(position)];
   }
+  /// (A number that is no device of the mesh is its own position, as in the iota order.)
   int64_t position_of(int64_t device) const {
-    return positions_.empty() ? device : positions_[static_cast<size_t>(device)];
+    const bool mapped = device >= 0 && static_cast<size_t>(device) < positions_.size();
+    return mapped ? positions_[static_cast<size_t>(device)] : device;
   }
 
   const std::vector<MeshAxis>& axes() const { return axes_; }

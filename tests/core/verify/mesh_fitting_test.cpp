@@ -62,6 +62,11 @@ TEST_CASE("mesh device order: positions, coordinates, groups and text", "[verify
   CHECK_FALSE(Mesh::parse("tp=4 devices=[0,1,2]"));
   CHECK_FALSE(Mesh::parse("tp=4 devices=[a,b]"));
   CHECK_FALSE(Mesh::parse("tp=4 order=[3,2,1,0]"));
+  CHECK_FALSE(Mesh::parse("tp=4 "));
+  CHECK_FALSE(Mesh::parse("tp=4 devices=[]"));
+  CHECK_FALSE(Mesh::parse("tp=4 devices=[3,2,1,0"));
+  // Groups naming devices the mesh does not have are no axes of it.
+  CHECK_FALSE(m->axes_of(ir::ReplicaGroups{{{3, 2}, {99, 0}}, std::nullopt}));
   // Two axes: positions row-major, the device at each given.
   const auto two = Mesh::parse("dp=2,tp=2 devices=[1,0,3,2]");
   REQUIRE(two);
