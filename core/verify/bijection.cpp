@@ -187,7 +187,14 @@ class Inference {
       if (!annotated_[d]) {
         // A tiling of these devices says which holds which block: a layout guessed from the
         // shapes, which puts block c at mesh position c, would contradict the program's words.
-        if (contradicts) set_aside_[d] = "sharding=" + sharding->to_string() + ": " + why_not;
+        if (contradicts) {
+          set_aside_[d] = "sharding=" + sharding->to_string() + ": " + why_not;
+          // The order it lists, if that is all that differs, is one the user can give.
+          const auto listed = mesh_.with_device_order(sharding->device_list());
+          if (listed && layout_from_sharding(*sharding, rank, *listed)) {
+            set_aside_[d] += "; it reads on the mesh \"" + listed->to_string() + "\"";
+          }
+        }
         out_.parameters[d].notes.push_back(
             "sharding=" + sharding->to_string() + " set aside: " + why_not +
             (contradicts ? " (no layout is guessed from the shapes against it)" : ""));

@@ -126,6 +126,7 @@ TEST_CASE("mesh device order: a given mesh the annotation contradicts binds noth
     REQUIRE(r);
     CHECK(r->verdict != Verdict::kEquivalent);
     CHECK(test::noted(*r, "distributed parameter p0 has no counterpart: its sharding="));
+    CHECK(test::noted(*r, "it reads on the mesh \"tp=4 devices=[3,2,1,0]\""));
   }
   // Given with the order, it is proven.
   request.mesh = *Mesh::parse("tp=4 devices=[3,2,1,0]");
