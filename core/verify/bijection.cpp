@@ -74,25 +74,6 @@ std::string explain(const Layout& layout, const ir::Type& dist, const Mesh& mesh
   return out.empty() ? "same shape " + type_text(dist) : out;
 }
 
-/// Sets the padding of an annotation's split against the reference dims, XLA's way (every
-/// shard ceil(ref / split) long); false when the dims do not fit.
-bool pad_to(Layout& layout, const ir::Type& dist, const ir::Type& ref, const Mesh& mesh) {
-  if (!dist.is_array() || !ref.is_array()) return layout.is_rep() && dist.compatible(ref);
-  if (dist.dtype() != ref.dtype() || dist.rank() != ref.rank()) return false;
-  for (int32_t d = 0; d < static_cast<int32_t>(dist.rank()); ++d) {
-    const int64_t split = layout.split(d, mesh), local = dist.dim(d), full = ref.dim(d);
-    if (times(local, split) == full) continue;
-    if (split == 1 || local != ceil_div(full, split)) return false;
-    for (AxisLayout& p : layout.axes) {
-      if (p.is_shard() && p.dim == d) {
-        p.full = full;
-        break;
-      }
-    }
-  }
-  return true;
-}
-
 /// Everything infer_bijection works with.
 class Inference {
  public:
@@ -779,6 +760,23 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
   }
   if (contradicts) *contradicts = false;
   return layout;
+}
+
+bool pad_to(Layout& layout, const ir::Type& dist, const ir::Type& ref, const Mesh& mesh) {
+  if (!dist.is_array() || !ref.is_array()) return layout.is_rep() && dist.compatible(ref);
+  if (dist.dtype() != ref.dtype() || dist.rank() != ref.rank()) return false;
+  for (int32_t d = 0; d < static_cast<int32_t>(dist.rank()); ++d) {
+    const int64_t split = layout.split(d, mesh), local = dist.dim(d), full = ref.dim(d);
+    if (times(local, split) == full) continue;
+    if (split == 1 || local != ceil_div(full, split)) return false;
+    for (AxisLayout& p : layout.axes) {
+      if (p.is_shard() && p.dim == d) {
+        p.full = full;
+        break;
+      }
+    }
+  }
+  return true;
 }
 
 std::vector<int> align_parameters(

@@ -131,6 +131,12 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
                                            const Mesh& mesh, std::string* why_not = nullptr,
                                            bool* contradicts = nullptr);
 
+/// Sets the padding of an annotation's split (from layout_from_sharding) against the reference
+/// dims, XLA's way (every shard ceil(ref / split) long); false when the dims do not fit.
+///
+///   pad_to(shard(0,tp), f32[25129], f32[50257], tp=2) == true, now shard(0,tp,pad 50257)
+bool pad_to(Layout& layout, const ir::Type& dist, const ir::Type& ref, const Mesh& mesh);
+
 /// Aligns two ordered lists (the ref and dist parameters) without crossings, maximising the
 /// sum of `score(r, d)` over the aligned pairs; nullopt scores forbid a pair. Returns, for each
 /// dist index, its ref index or -1. Equal counts where every position scores are aligned by

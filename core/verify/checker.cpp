@@ -9,7 +9,9 @@
 
 #include "rules/bundled_rules.h"
 #include "rules/rule_parser.h"
+#include "verify/bijection.h"
 #include "verify/checker_internal.h"
+#include "verify/spec.h"
 
 namespace scalify::verify {
 
@@ -237,11 +239,11 @@ bool Checker::all_goals_hold(const egraph::EGraph& g) const {
     const auto e = dist_element(i);
     if (!e) continue;  // no counterpart: not a goal
     if (!ref_out[i] || *e >= dist_out.size()) return false;
-    const std::optional<Layout>* want = required_layout(i);
+    const std::optional<Requirement> want = required_layout(i);
     bool held = false;
     for (uint32_t f : dist_out[*e]) {
       const std::optional<Layout> proven = goal_layout(g, f, i);
-      held = held || (proven && (!want || !*want || *proven == **want));
+      held = held || (proven && (!want || want->met_by(*proven)));
     }
     if (!held) return false;
   }
@@ -293,11 +295,92 @@ std::optional<size_t> Checker::dist_element(size_t ref_index) const {
   return ref_index;
 }
 
-const std::optional<Layout>* Checker::required_layout(size_t ref_index) const {
-  for (const OutputBinding& o : outputs_) {
-    if (o.ref_index == static_cast<int64_t>(ref_index)) return &o.layout;
+bool Checker::Requirement::met_by(const Layout& proven) const {
+  if (!unreadable.empty()) return false;
+  if (exact) return proven == layout;
+  // A padded split that cannot show (each rank as long as the whole) is no layout a shape can
+  // tell from another: an annotation is not held against it.
+  for (const AxisLayout& p : proven.axes) {
+    const auto k = static_cast<size_t>(p.dim);
+    if (p.is_shard() && p.full >= 0 && k < local_dims.size() && local_dims[k] >= p.full) {
+      return true;
+    }
   }
-  return nullptr;
+  if (proven.axes.size() != layout.axes.size()) return false;
+  for (size_t a = 0; a < proven.axes.size(); ++a) {
+    const AxisLayout &p = proven.axes[a], &w = layout.axes[a];
+    if (p.kind != w.kind || (p.is_shard() && p.dim != w.dim) || (p.is_partial() && p.op != w.op))
+      return false;
+  }
+  return true;
+}
+
+std::optional<Checker::Requirement> Checker::required_layout(size_t ref_index) const {
+  for (const OutputBinding& o : outputs_) {
+    if (o.ref_index == static_cast<int64_t>(ref_index) && o.layout) {
+      return Requirement{*o.layout, true, "the spec", "", mesh_, {}};
+    }
+  }
+  const std::optional<size_t> e = dist_element(ref_index);
+  if (!e || *e >= annotated_outputs_.size() || !annotated_outputs_[*e]) return std::nullopt;
+  const ir::Type& rroot = ref_.entry()[ref_.entry().root].type;
+  const ir::Type& droot = dist_.entry()[dist_.entry().root].type;
+  const ir::Type* r =
+      rroot.is_tuple()
+          ? (ref_index < rroot.elements().size() ? &rroot.elements()[ref_index] : nullptr)
+          : &rroot;
+  const ir::Type* d =
+      droot.is_tuple() ? (*e < droot.elements().size() ? &droot.elements()[*e] : nullptr) : &droot;
+  // An annotation that makes the output no split of the reference's (a program not yet
+  // partitioned, whose annotations are requests), or splits a dim its shape cannot show split
+  // (1 row over 4 devices), says nothing to hold the output to.
+  Requirement want = *annotated_outputs_[*e];
+  if (!r || !d || !pad_to(want.layout, *d, *r, want.mesh)) return std::nullopt;
+  if (!d->is_array()) return std::nullopt;
+  for (const AxisLayout& a : want.layout.axes) {
+    if (a.is_shard() && d->dim(a.dim) >= r->dim(a.dim)) return std::nullopt;
+  }
+  want.local_dims = d->dims();
+  return want;
+}
+
+void Checker::read_output_annotations() {
+  if (options_.loop_depth > 0) return;  // a body's or branch's ROOT says what the state is
+  const ir::Instruction& root = dist_.entry()[dist_.entry().root];
+  const ir::Sharding* sharding = root.sharding();
+  if (!sharding) return;
+  auto read = [&](const ir::Sharding& s, const ir::Type& t) -> std::optional<Requirement> {
+    if (!t.is_array()) return std::nullopt;
+    std::string why_not;
+    bool contradicts = false;
+    auto layout = layout_from_sharding(s, t.rank(), mesh_, &why_not, &contradicts);
+    if (layout) return Requirement{*layout, false, "its sharding=" + s.to_string(), "", mesh_, {}};
+    if (!contradicts) return std::nullopt;
+    // Blocks placed in another device order: what it says can only be fitted to the shapes on
+    // the mesh it lists.
+    const auto listed = mesh_.with_device_order(s.device_list());
+    const auto there = listed ? layout_from_sharding(s, t.rank(), *listed) : std::nullopt;
+    if (!there) return std::nullopt;
+    return Requirement{*there,
+                       false,
+                       "its sharding=" + s.to_string(),
+                       why_not + " (the mesh " + mesh_.to_string() + ")",
+                       *listed,
+                       {}};
+  };
+  if (!root.type.is_tuple()) {
+    annotated_outputs_ = {read(*sharding, root.type)};
+    return;
+  }
+  const auto& types = root.type.elements();
+  annotated_outputs_.assign(types.size(), std::nullopt);
+  for (size_t e = 0; e < types.size(); ++e) {
+    if (sharding->kind == ir::Sharding::Kind::kTuple && e < sharding->elements.size()) {
+      annotated_outputs_[e] = read(sharding->elements[e], types[e]);
+    } else if (sharding->kind == ir::Sharding::Kind::kReplicated) {
+      annotated_outputs_[e] = read(*sharding, types[e]);
+    }
+  }
 }
 
 bool Checker::some_output_unlifted() const {
@@ -332,7 +415,7 @@ void Checker::decide_goals() {
     }
     used[*e] = true;
     goal.dist = droot.name + (droot.type.is_tuple() ? "#" + std::to_string(*e) : "");
-    const std::optional<Layout>* want = required_layout(i);
+    const std::optional<Requirement> want = required_layout(i);
     if (!ref_out[i]) {
       goal.why_not = "the reference output uses an operation the checker does not support";
     } else if (dist_out[*e].empty()) {
@@ -340,7 +423,7 @@ void Checker::decide_goals() {
     } else {
       for (uint32_t f : dist_out[*e]) {
         const std::optional<Layout> proven = goal_layout(g_, f, i);
-        if (!proven || (want && *want && *proven != **want)) continue;
+        if (!proven || (want && !want->met_by(*proven))) continue;
         goal.proven = true;
         goal.layout = *proven;
         goal.fact = f;
@@ -354,18 +437,24 @@ void Checker::decide_goals() {
         break;
       }
       if (!goal.proven) {
-        // The right value in another layout than the spec requires is a divergence of its own.
+        // The right value in another layout than the spec requires (or the output's own
+        // annotation says) is a divergence of its own.
         for (uint32_t f : dist_out[*e]) {
-          if (!layout_misfit_ && want && *want && g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
+          if (!layout_misfit_ && want && want->unreadable.empty() &&
+              g_.find(facts_[f].ref) == g_.find(*ref_out[i])) {
             const InstrId at = output_producer(d, *e);
             layout_misfit_ = {at, "the output is " + facts_[f].layout.to_string(mesh_) +
-                                      " of the reference output, but the spec requires " +
-                                      (*want)->to_string(mesh_)};
+                                      " of the reference output, but " + want->source +
+                                      (want->exact ? " requires " : " says ") +
+                                      want->layout.to_string(mesh_)};
           }
         }
-        goal.why_not = want && *want
+        if (want && !want->unreadable.empty()) output_unreadable_ = true;
+        goal.why_not = want && !want->unreadable.empty() ? want->source + ": " + want->unreadable
+                       : want
                            ? "no layout fact of the distributed output is " +
-                                 (*want)->to_string(mesh_) + " of the reference output"
+                                 want->layout.to_string(mesh_) + " of the reference output, as " +
+                                 want->source + (want->exact ? " requires" : " says")
                            : "the distributed output is " +
                                  facts_[dist_out[*e][0]].layout.to_string(mesh_) +
                                  " of a value the rules could not prove equal to the reference "
@@ -387,6 +476,7 @@ void Checker::decide_goals() {
 CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   const auto start = std::chrono::steady_clock::now();
   result_.mesh = mesh_;
+  read_output_annotations();
   encode_reference();
   seed(bindings);
   for (const ParamBinding& b : bindings) {
@@ -428,6 +518,10 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   } else if (layout_misfit_) {
     result_.verdict = Verdict::kDivergent;
     result_.divergence = describe(layout_misfit_->first, layout_misfit_->second);
+  } else if (output_unreadable_) {
+    // What the program says of its own output cannot be read on this mesh: no layout proves it,
+    // and no node is to blame.
+    result_.verdict = Verdict::kInconclusive;
   } else {
     localise_by_value();
     const bool out_of_budget = report_.stop != egraph::StopReason::kSaturated;

@@ -193,9 +193,27 @@ class Checker {
   const Mesh& mesh_;
   const CheckOptions& options_;
   const std::vector<OutputBinding>& outputs_;
-  /// Goal i: the distributed output element and the layout it must have (if the spec says).
+  /// Goal i: the distributed output element.
   std::optional<size_t> dist_element(size_t ref_index) const;
-  const std::optional<Layout>* required_layout(size_t ref_index) const;
+  /// What goal i's distributed output must be when something says so: the spec (that layout
+  /// exactly), or the `sharding=` of DIST's ROOT element (its blocks, whatever the padding; only
+  /// when it fits the two outputs' shapes exactly, and only for the program itself, not a
+  /// loop body or branch checked on its own).
+  struct Requirement {
+    Layout layout;
+    bool exact = true;
+    std::string source;  ///< "the spec" / "its sharding={devices=[4,1]<=[4]}"
+    /// An annotation placing blocks on the mesh's devices in a way the mesh cannot read (why):
+    /// no layout meets it.
+    std::string unreadable;
+    Mesh mesh;  ///< what the layout is read on (another order than the check's when unreadable)
+    std::vector<int64_t> local_dims;  ///< the distributed output's, for an annotation
+    bool met_by(const Layout& proven) const;
+  };
+  std::optional<Requirement> required_layout(size_t ref_index) const;
+  void read_output_annotations();
+  std::vector<std::optional<Requirement>> annotated_outputs_;  ///< per DIST output element
+  bool output_unreadable_ = false;  ///< a goal failed on an annotation the mesh cannot read
   /// With explanations: a proven goal's reference side is explained rule by rule.
   egraph::EGraph g_;
   std::vector<rules::RuleOrigin> origins_;  ///< of the compiled rules, for proof steps
@@ -213,7 +231,7 @@ class Checker {
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.
   std::optional<std::pair<InstrId, std::string>> first_refusal_, first_unsupported_;
-  /// An output with the right value in another layout than the spec requires.
+  /// An output with the right value in another layout than the spec or its annotation says.
   std::optional<std::pair<InstrId, std::string>> layout_misfit_;
   void refuse(InstrId id, const NoLift& why) {
     auto& slot = why.unsupported ? first_unsupported_ : first_refusal_;

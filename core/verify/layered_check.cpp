@@ -20,7 +20,8 @@ namespace {
 /// Bumped whenever what the checker proves changes in a way the fingerprint cannot see, so that
 /// a cache written by an earlier Scalify is never read as this one's word. 2: bitcasts read
 /// through their layouts, programs that send values out never equivalent, loop steps kept.
-constexpr std::string_view kCheckerVersion = "scalify-check-2";
+/// 3: outputs held to their ROOT's annotation, annotations the mesh cannot read bind nothing.
+constexpr std::string_view kCheckerVersion = "scalify-check-3";
 
 const std::string& rules_version() {
   static const std::string version = [] {
@@ -65,6 +66,10 @@ std::string key_of(const Job& j, const Mesh& mesh, const CheckOptions& options) 
   k += kCheckerVersion;
   k += '|' + rules_version() + '|' + mesh.to_string() + '|';
   k += fingerprint(j.ref.module) + '|' + fingerprint(j.dist.module) + '|';
+  // The fingerprint leaves annotations out (they change no value), but a ROOT's says what the
+  // outputs must be.
+  const ir::Computation& droot = j.dist.module.entry();
+  if (const ir::Sharding* s = droot[droot.root].sharding()) k += "root " + s->to_string() + '|';
   const ir::Computation& r = j.ref.module.entry();
   for (const ParameterCandidates& p : j.candidates.parameters) {
     k += '[';

@@ -27,6 +27,14 @@ ENTRY e {
 }
 )";
 
+/// A reference for elementwise programs over a split parameter: exp of an 8 x 4 matrix.
+inline const std::string kExpRef = R"(HloModule r
+ENTRY e {
+  p0 = f32[8,4] parameter(0)
+  ROOT e = f32[8,4] exponential(p0)
+}
+)";
+
 /// `check(ref, dist)` with everything inferred, the texts labelled ref.hlo and dist.hlo.
 inline verify::CheckResult check_texts(const std::string& dist, const std::string& ref) {
   auto r = verify::check(parse_module(ref, "ref.hlo"), parse_module(dist, "dist.hlo"), {});

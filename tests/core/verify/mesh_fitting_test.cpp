@@ -19,12 +19,7 @@ namespace {
 using verify::Mesh;
 using verify::Verdict;
 
-const std::string kRef = R"(HloModule r
-ENTRY e {
-  p0 = f32[8,4] parameter(0)
-  ROOT e = f32[8,4] exponential(p0)
-}
-)";
+const std::string& kRef = test::kExpRef;
 
 /// exp of a parameter annotated as split over tp=4 in the order `devices`, gathered over
 /// `groups`.
