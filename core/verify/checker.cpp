@@ -335,8 +335,7 @@ std::optional<Checker::Requirement> Checker::required_layout(size_t ref_index) c
   // partitioned, whose annotations are requests), or splits a dim its shape cannot show split
   // (1 row over 4 devices), says nothing to hold the output to.
   Requirement want = *annotated_outputs_[*e];
-  if (!r || !d || !pad_to(want.layout, *d, *r, want.mesh)) return std::nullopt;
-  if (!d->is_array()) return std::nullopt;
+  if (!r || !d || !d->is_array() || !pad_to(want.layout, *d, *r, want.mesh)) return std::nullopt;
   for (const AxisLayout& a : want.layout.axes) {
     if (a.is_shard() && d->dim(a.dim) >= r->dim(a.dim)) return std::nullopt;
   }
