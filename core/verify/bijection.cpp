@@ -171,9 +171,8 @@ class Inference {
         if (contradicts) {
           set_aside_[d] = "sharding=" + sharding->to_string() + ": " + why_not;
           // The order it lists, if that is all that differs, is one the user can give.
-          const auto listed = mesh_.with_device_order(sharding->device_list());
-          if (listed && layout_from_sharding(*sharding, rank, *listed)) {
-            set_aside_[d] += "; it reads on the mesh \"" + listed->to_string() + "\"";
+          if (const auto listed = layout_in_listed_order(*sharding, rank, mesh_)) {
+            set_aside_[d] += "; it reads on the mesh \"" + listed->first.to_string() + "\"";
           }
         }
         out_.parameters[d].notes.push_back(
@@ -760,6 +759,15 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
   }
   if (contradicts) *contradicts = false;
   return layout;
+}
+
+std::optional<std::pair<Mesh, Layout>> layout_in_listed_order(const ir::Sharding& sharding,
+                                                              int64_t rank, const Mesh& mesh) {
+  std::optional<Mesh> listed = mesh.with_device_order(sharding.device_list());
+  if (!listed) return std::nullopt;
+  std::optional<Layout> layout = layout_from_sharding(sharding, rank, *listed);
+  if (!layout) return std::nullopt;
+  return std::pair{std::move(*listed), std::move(*layout)};
 }
 
 bool pad_to(Layout& layout, const ir::Type& dist, const ir::Type& ref, const Mesh& mesh) {

@@ -131,6 +131,13 @@ std::optional<Layout> layout_from_sharding(const ir::Sharding& sharding, int64_t
                                            const Mesh& mesh, std::string* why_not = nullptr,
                                            bool* contradicts = nullptr);
 
+/// For an annotation `mesh` cannot read because of its device order alone: the mesh in the order
+/// the annotation lists and the layout it reads as there. nullopt when even that does not read.
+///
+///   layout_in_listed_order({devices=[2,1]1,0}, 2, tp=2) == {tp=2 devices=[1,0], shard(0,tp)}
+std::optional<std::pair<Mesh, Layout>> layout_in_listed_order(const ir::Sharding& sharding,
+                                                              int64_t rank, const Mesh& mesh);
+
 /// Sets the padding of an annotation's split (from layout_from_sharding) against the reference
 /// dims, XLA's way (every shard ceil(ref / split) long); false when the dims do not fit.
 ///

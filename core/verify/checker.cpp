@@ -239,7 +239,7 @@ bool Checker::all_goals_hold(const egraph::EGraph& g) const {
     const auto e = dist_element(i);
     if (!e) continue;  // no counterpart: not a goal
     if (!ref_out[i] || *e >= dist_out.size()) return false;
-    const std::optional<Requirement> want = required_layout(i);
+    const Requirement* want = required_layout(i);
     bool held = false;
     for (uint32_t f : dist_out[*e]) {
       const std::optional<Layout> proven = goal_layout(g, f, i);
@@ -315,71 +315,64 @@ bool Checker::Requirement::met_by(const Layout& proven) const {
   return true;
 }
 
-std::optional<Checker::Requirement> Checker::required_layout(size_t ref_index) const {
-  for (const OutputBinding& o : outputs_) {
-    if (o.ref_index == static_cast<int64_t>(ref_index) && o.layout) {
-      return Requirement{*o.layout, true, "the spec", "", mesh_, {}};
+void Checker::read_output_requirements() {
+  const ir::Type& rroot = ref_.entry()[ref_.entry().root].type;
+  const size_t outputs = rroot.is_tuple() ? rroot.elements().size() : 1;
+  requirements_.assign(outputs, std::nullopt);
+  const ir::Instruction& droot = dist_.entry()[dist_.entry().root];
+  // A loop body's or branch's ROOT annotation says what the state is, not what a caller reads.
+  const ir::Sharding* sharding = options_.loop_depth == 0 ? droot.sharding() : nullptr;
+  for (size_t i = 0; i < outputs; ++i) {
+    const ir::Type* r = rroot.is_tuple() ? &rroot.elements()[i] : &rroot;
+    const auto spec = std::find_if(outputs_.begin(), outputs_.end(), [&](const OutputBinding& o) {
+      return o.ref_index == static_cast<int64_t>(i) && o.layout;
+    });
+    if (spec != outputs_.end()) {
+      requirements_[i] = Requirement{*spec->layout, true, "the spec", "", {}};
+      continue;
+    }
+    const std::optional<size_t> e = dist_element(i);
+    if (!sharding || !e) continue;
+    if (!droot.type.is_tuple()) {
+      if (*e == 0) requirements_[i] = annotated_requirement(*sharding, droot.type, r);
+      continue;
+    }
+    const auto& types = droot.type.elements();
+    if (*e >= types.size()) continue;
+    if (sharding->kind == ir::Sharding::Kind::kTuple && *e < sharding->elements.size()) {
+      requirements_[i] = annotated_requirement(sharding->elements[*e], types[*e], r);
+    } else if (sharding->kind == ir::Sharding::Kind::kReplicated) {
+      requirements_[i] = annotated_requirement(*sharding, types[*e], r);
     }
   }
-  const std::optional<size_t> e = dist_element(ref_index);
-  if (!e || *e >= annotated_outputs_.size() || !annotated_outputs_[*e]) return std::nullopt;
-  const ir::Type& rroot = ref_.entry()[ref_.entry().root].type;
-  const ir::Type& droot = dist_.entry()[dist_.entry().root].type;
-  const ir::Type* r =
-      rroot.is_tuple()
-          ? (ref_index < rroot.elements().size() ? &rroot.elements()[ref_index] : nullptr)
-          : &rroot;
-  const ir::Type* d =
-      droot.is_tuple() ? (*e < droot.elements().size() ? &droot.elements()[*e] : nullptr) : &droot;
+}
+
+std::optional<Checker::Requirement> Checker::annotated_requirement(const ir::Sharding& sharding,
+                                                                   const ir::Type& dist,
+                                                                   const ir::Type* ref) const {
+  if (!dist.is_array() || !ref) return std::nullopt;
+  std::string why_not;
+  bool contradicts = false;
+  Requirement want{Layout{}, false, "its sharding=" + sharding.to_string(), "", dist.dims()};
+  std::optional<std::pair<Mesh, Layout>> read;
+  if (auto layout = layout_from_sharding(sharding, dist.rank(), mesh_, &why_not, &contradicts)) {
+    read = std::pair{mesh_, std::move(*layout)};
+  } else if (contradicts) {
+    // Blocks placed in another device order: what it says can only be fitted to the shapes on
+    // the mesh it lists.
+    read = layout_in_listed_order(sharding, dist.rank(), mesh_);
+    want.unreadable = why_not + " (the mesh " + mesh_.to_string() + ")";
+  }
+  if (!read) return std::nullopt;
+  want.layout = std::move(read->second);
   // An annotation that makes the output no split of the reference's (a program not yet
   // partitioned, whose annotations are requests), or splits a dim its shape cannot show split
   // (1 row over 4 devices), says nothing to hold the output to.
-  Requirement want = *annotated_outputs_[*e];
-  if (!r || !d || !d->is_array() || !pad_to(want.layout, *d, *r, want.mesh)) return std::nullopt;
+  if (!pad_to(want.layout, dist, *ref, read->first)) return std::nullopt;
   for (const AxisLayout& a : want.layout.axes) {
-    if (a.is_shard() && d->dim(a.dim) >= r->dim(a.dim)) return std::nullopt;
+    if (a.is_shard() && dist.dim(a.dim) >= ref->dim(a.dim)) return std::nullopt;
   }
-  want.local_dims = d->dims();
   return want;
-}
-
-void Checker::read_output_annotations() {
-  if (options_.loop_depth > 0) return;  // a body's or branch's ROOT says what the state is
-  const ir::Instruction& root = dist_.entry()[dist_.entry().root];
-  const ir::Sharding* sharding = root.sharding();
-  if (!sharding) return;
-  auto read = [&](const ir::Sharding& s, const ir::Type& t) -> std::optional<Requirement> {
-    if (!t.is_array()) return std::nullopt;
-    std::string why_not;
-    bool contradicts = false;
-    auto layout = layout_from_sharding(s, t.rank(), mesh_, &why_not, &contradicts);
-    if (layout) return Requirement{*layout, false, "its sharding=" + s.to_string(), "", mesh_, {}};
-    if (!contradicts) return std::nullopt;
-    // Blocks placed in another device order: what it says can only be fitted to the shapes on
-    // the mesh it lists.
-    const auto listed = mesh_.with_device_order(s.device_list());
-    const auto there = listed ? layout_from_sharding(s, t.rank(), *listed) : std::nullopt;
-    if (!there) return std::nullopt;
-    return Requirement{*there,
-                       false,
-                       "its sharding=" + s.to_string(),
-                       why_not + " (the mesh " + mesh_.to_string() + ")",
-                       *listed,
-                       {}};
-  };
-  if (!root.type.is_tuple()) {
-    annotated_outputs_ = {read(*sharding, root.type)};
-    return;
-  }
-  const auto& types = root.type.elements();
-  annotated_outputs_.assign(types.size(), std::nullopt);
-  for (size_t e = 0; e < types.size(); ++e) {
-    if (sharding->kind == ir::Sharding::Kind::kTuple && e < sharding->elements.size()) {
-      annotated_outputs_[e] = read(sharding->elements[e], types[e]);
-    } else if (sharding->kind == ir::Sharding::Kind::kReplicated) {
-      annotated_outputs_[e] = read(*sharding, types[e]);
-    }
-  }
 }
 
 bool Checker::some_output_unlifted() const {
@@ -414,7 +407,7 @@ void Checker::decide_goals() {
     }
     used[*e] = true;
     goal.dist = droot.name + (droot.type.is_tuple() ? "#" + std::to_string(*e) : "");
-    const std::optional<Requirement> want = required_layout(i);
+    const Requirement* want = required_layout(i);
     if (!ref_out[i]) {
       goal.why_not = "the reference output uses an operation the checker does not support";
     } else if (dist_out[*e].empty()) {
@@ -475,7 +468,7 @@ void Checker::decide_goals() {
 CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   const auto start = std::chrono::steady_clock::now();
   result_.mesh = mesh_;
-  read_output_annotations();
+  read_output_requirements();
   encode_reference();
   seed(bindings);
   for (const ParamBinding& b : bindings) {

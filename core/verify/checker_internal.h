@@ -197,8 +197,8 @@ class Checker {
   std::optional<size_t> dist_element(size_t ref_index) const;
   /// What goal i's distributed output must be when something says so: the spec (that layout
   /// exactly), or the `sharding=` of DIST's ROOT element (its blocks, whatever the padding; only
-  /// when it fits the two outputs' shapes exactly, and only for the program itself, not a
-  /// loop body or branch checked on its own).
+  /// when it fits the two outputs' shapes, and only for the program itself, not a loop body or
+  /// branch checked on its own). Read once per run (read_output_requirements).
   struct Requirement {
     Layout layout;
     bool exact = true;
@@ -206,13 +206,19 @@ class Checker {
     /// An annotation placing blocks on the mesh's devices in a way the mesh cannot read (why):
     /// no layout meets it.
     std::string unreadable;
-    Mesh mesh;  ///< what the layout is read on (another order than the check's when unreadable)
     std::vector<int64_t> local_dims;  ///< the distributed output's, for an annotation
     bool met_by(const Layout& proven) const;
   };
-  std::optional<Requirement> required_layout(size_t ref_index) const;
-  void read_output_annotations();
-  std::vector<std::optional<Requirement>> annotated_outputs_;  ///< per DIST output element
+  const Requirement* required_layout(size_t ref_index) const {
+    return ref_index < requirements_.size() && requirements_[ref_index] ? &*requirements_[ref_index]
+                                                                        : nullptr;
+  }
+  void read_output_requirements();
+  /// The requirement DIST's ROOT annotation makes of its output element of type `dist`, the
+  /// reference's being `ref`; nullopt when it says nothing to hold the output to.
+  std::optional<Requirement> annotated_requirement(const ir::Sharding& sharding,
+                                                   const ir::Type& dist, const ir::Type* ref) const;
+  std::vector<std::optional<Requirement>> requirements_;  ///< per reference output
   bool output_unreadable_ = false;  ///< a goal failed on an annotation the mesh cannot read
   /// With explanations: a proven goal's reference side is explained rule by rule.
   egraph::EGraph g_;
