@@ -1,7 +1,10 @@
 #include "ir/neuron_calls.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <string>
+#include <string_view>
 
 namespace scalify::ir {
 
@@ -20,6 +23,14 @@ std::optional<int64_t> neuron_rms_norm_axis(const Instruction& instr) {
     return std::nullopt;
   }
   return axis;
+}
+
+bool is_neuron_elementwise_call(const Instruction& instr) {
+  static constexpr std::array<std::string_view, 3> kTargets = {
+      "AwsNeuronGelu", "AwsNeuronGeluApprxTanh", "AwsNeuronGeluBackward"};
+  const auto* target = instr.get<std::string>("custom_call_target");
+  return instr.opcode == Opcode::kCustomCall && instr.operands.size() == 1 && target &&
+         std::find(kTargets.begin(), kTargets.end(), *target) != kTargets.end();
 }
 
 }  // namespace scalify::ir

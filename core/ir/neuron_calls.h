@@ -18,4 +18,14 @@ namespace scalify::ir {
 ///   neuron_rms_norm_axis(n) == 1
 std::optional<int64_t> neuron_rms_norm_axis(const Instruction& instr);
 
+/// Whether `instr` is one of Neuron's elementwise, non-linear activation calls on one operand:
+/// `AwsNeuronGelu`, `AwsNeuronGeluApprxTanh` (GELU's tanh approximation) and
+/// `AwsNeuronGeluBackward` (GELU's derivative). Their values are not modelled; what matters is
+/// that element i of the result depends on element i of the operand only, so each shard of
+/// the operand gives the same shard of the result (callers check that the shapes agree).
+///
+///   // %g = f32[4,1536] custom-call(f32[4,1536] %h), custom_call_target="AwsNeuronGelu"
+///   is_neuron_elementwise_call(g) == true
+bool is_neuron_elementwise_call(const Instruction& instr);
+
 }  // namespace scalify::ir

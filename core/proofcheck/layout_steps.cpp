@@ -117,13 +117,6 @@ bool is_identity(ReduceOp op, std::optional<double> v) {
   return false;
 }
 
-/// Custom calls known to be elementwise (and not linear), by their target.
-bool elementwise_call(const ir::Instruction& instr) {
-  const auto* target = instr.get<std::string>("custom_call_target");
-  return instr.opcode == ir::Opcode::kCustomCall && instr.operands.size() == 1 && target &&
-         *target == "AwsNeuronGelu";
-}
-
 }  // namespace
 
 namespace detail {
@@ -148,7 +141,7 @@ StepCheck Kernel::run() {
   if (op == "sort" || op == "map" || op == "reduce-window" || op == "select-and-scatter") {
     return windowed(op);
   }
-  if (elementwise_call(s_.instr)) return elementwise("custom-call");
+  if (ir::is_neuron_elementwise_call(s_.instr)) return elementwise("custom-call");
   if (const auto axis = ir::neuron_rms_norm_axis(s_.instr)) return rms_norm(*axis);
   return unsupported("the proof checker has no rule for `" + op +
                      "` on values that are not "

@@ -99,8 +99,9 @@ std::optional<FactorSignature> factor_signature(const ir::Module& module,
       if (is_identity_call(instr) && instr.operands.size() == 1) {
         return elementwise(comp, instr);
       }
-      if (target && *target == "AwsNeuronGelu" && instr.operands.size() == 1) {
-        FactorSignature sig = elementwise(comp, instr);  // GELU, elementwise and not linear
+      if (ir::is_neuron_elementwise_call(instr) &&
+          operand_type(comp, instr, 0).same_dims(instr.type)) {
+        FactorSignature sig = elementwise(comp, instr);  // GELU: elementwise, not linear
         sig.linearity = Linearity::kNone;
         return sig;
       }
