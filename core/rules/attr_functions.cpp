@@ -86,6 +86,14 @@ Result fn_int(const ir::Type*, Args a) {
   return AttrValue(v);
 }
 
+Result fn_str(const ir::Type*, Args a) {
+  const auto i = as_int(a[0]);
+  if (!i) return std::nullopt;
+  Result out(std::in_place, std::in_place_type<std::string>);
+  std::get<std::string>(*out) = std::to_string(*i);
+  return out;
+}
+
 Result fn_list(const ir::Type*, Args a) {
   List out;
   for (const AttrValue& v : a) {
@@ -385,6 +393,8 @@ constexpr std::array kFunctions = {
                  "the element type of operand ?x, as a word (f32)", fn_element_type},
     AttrFunction{"int", 1, 1, false, false, "(int S)",
                  "the integer written in the string S (\"2\" is 2)", fn_int},
+    AttrFunction{"str", 1, 1, false, false, "(str I)",
+                 "the integer I written as a string (2 is \"2\"): a backend_config", fn_str},
     AttrFunction{"list", 0, -1, false, false, "(list I …)", "the list of the integers I …", fn_list},
     AttrFunction{"range", 1, 1, false, false, "(range N)", "[0 1 … N-1]", fn_range},
     AttrFunction{"repeat", 2, 2, false, false, "(repeat N X)", "N copies of X", fn_repeat},

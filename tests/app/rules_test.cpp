@@ -32,6 +32,12 @@ constexpr const char* kWrong =
     "# A wrong constant fold.\n"
     "rewrite fold-wrong: (multiply (constant :value ?a) (constant :value ?b))\n"
     "  => (constant :value (+ ?a ?b))\n"
+    "# An RMS norm moved through a transpose, its axis mapped forwards instead of back.\n"
+    "rewrite rms-norm-axis-wrong:\n"
+    "  (transpose (custom-call ?x ?w ?e :custom_call_target AwsNeuronRmsNorm :backend_config ?a)\n"
+    "             :dimensions ?p)\n"
+    "  => (custom-call (transpose ?x :dimensions ?p) ?w ?e :custom_call_target AwsNeuronRmsNorm\n"
+    "                  :backend_config (str (at ?p (int ?a))))\n"
     "# A right one.\n"
     "rewrite add-zero: (add ?x 0) => ?x\n";
 
@@ -109,8 +115,8 @@ TEST_CASE("rules --check: wrong rules fail, each named with a counterexample", "
   const CommandResult r = run_cli("rules --check '" + path + "'");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  for (const char* name :
-       {"drop-transpose", "dot-swapped", "sum-wrong-dim", "slice-wrong-part", "fold-wrong"}) {
+  for (const char* name : {"drop-transpose", "dot-swapped", "sum-wrong-dim", "slice-wrong-part",
+                           "fold-wrong", "rms-norm-axis-wrong"}) {
     INFO(name);
     CHECK(has_row(r.out, "FAILED", name, path + ":"));
   }
@@ -118,14 +124,14 @@ TEST_CASE("rules --check: wrong rules fail, each named with a counterexample", "
   CHECK_THAT(r.out, Catch::Contains("counterexample (drop-transpose") &&
                         Catch::Contains("      ?x : f32[") && Catch::Contains("      left   (") &&
                         Catch::Contains("      right  "));
-  CHECK_THAT(r.out, Catch::Contains("1 passed, 5 failed, 0 could not be instantiated"));
+  CHECK_THAT(r.out, Catch::Contains("1 passed, 6 failed, 0 could not be instantiated"));
 
   // The same as JSON, with the evaluated HLO modules.
   const CommandResult j = run_cli("rules --check --json '" + path + "'");
   CHECK(j.exit_code == 1);
   auto v = scalify::json::parse(j.out, "stdout");
   if (!v) FAIL(v.error().format());
-  CHECK(v->find("summary")->find("failed")->as_int() == 5);
+  CHECK(v->find("summary")->find("failed")->as_int() == 6);
   const auto& drop = (*v->find("rules"))[0];
   CHECK(drop.find("verdict")->as_string() == "failed");
   const auto& c = *(*drop.find("directions"))[0].find("counterexample");
