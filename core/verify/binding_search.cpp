@@ -169,6 +169,29 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     choice = std::move(t.choice);
     best = std::move(t.result);
   };
+  // A change that clears the divergence but ends where the checker cannot follow (an op it does
+  // not model) is not adopted; what it showed is told beside the divergence it leaves standing.
+  struct Hint {
+    std::string node;  // the divergence it got past
+    std::string text;
+  };
+  std::optional<Hint> hint;
+  auto remember = [&](const Trial& t) {
+    if (hint || t.result.verdict != Verdict::kInconclusive || !best.divergence) return;
+    std::string change;
+    for (size_t p : t.changed) {
+      const BijectionCandidate& c = candidates.parameters[p].candidates[t.choice[p]];
+      if (c.contract.empty()) return;  // only a loader's contract is worth telling
+      change += (change.empty() ? "" : " and ") + comp[candidates.parameters[p].dist].name +
+                " as " + c.layout.to_string(mesh) + " (" + c.contract + ")";
+    }
+    for (const std::string& n : t.result.notes) {
+      if (!n.starts_with("could not follow")) continue;
+      hint = Hint{best.divergence->dist_node, "with " + change + ", the check gets past " +
+                                                  best.divergence->dist_node + ", then " + n};
+      return;
+    }
+  };
   bool improved = true;
   while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
          attempts < max_attempts) {
@@ -198,6 +221,7 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
       std::vector<size_t> trial = choice;
       trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
       Trial t = run_trial(std::move(trial), {movable[i]});
+      remember(t);
       if (better(t, pick ? pick->result : best)) {
         pick = std::move(t);
         pick_hops = hops[i];
@@ -231,6 +255,10 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     // Kept when it proves, or when it gets further: a divergence found under the assumption
     // is nearer the real one (the assumption is then listed with it).
     if (better(t, best)) best = std::move(t.result);
+  }
+  if (hint && best.verdict == Verdict::kDivergent && best.divergence &&
+      best.divergence->dist_node == hint->node) {
+    best.notes.push_back(std::move(hint->text));
   }
   return {std::move(best), std::move(tried)};
 }

@@ -92,3 +92,44 @@ TEST_CASE("An unknown custom call on shards leaves the check inconclusive, never
   CHECK(r.verdict == Verdict::kInconclusive);
   CHECK(test::noted(r, "has no known semantics"));
 }
+
+TEST_CASE(
+    "A bias held by one rank that only an unknown call keeps from proving: told beside the "
+    "divergence",
+    "[check][neuron]") {
+  const std::string ref = R"(HloModule r
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w1 = f32[8,6] parameter(1)
+  b = f32[6] parameter(2)
+  w2 = f32[6,8] parameter(3)
+  h = f32[4,6] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,6] broadcast(b), dimensions={1}
+  hb = f32[4,6] add(h, bb)
+  d = f32[4,8] dot(hb, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT u = f32[4,8] custom-call(d), custom_call_target="SomeonesKernel"
+}
+)";
+  // Row-parallel: h is a partial sum, and the bias is added before the all-reduce (right only
+  // if one rank holds it); then a column-parallel dot feeds a call nobody models.
+  const std::string dist = "HloModule d\n" + test::kSumComputation + R"(
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  w1 = f32[4,6] parameter(1)
+  b = f32[6] parameter(2)
+  w2 = f32[6,4] parameter(3)
+  h = f32[4,6] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,6] broadcast(b), dimensions={1}
+  hb = f32[4,6] add(h, bb)
+  ar = f32[4,6] all-reduce(hb), replica_groups={{0,1}}, to_apply=sum
+  d = f32[4,4] dot(ar, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT u = f32[4,4] custom-call(d), custom_call_target="SomeonesKernel"
+}
+)";
+  const verify::CheckResult r = test::check_texts(dist, ref);
+  CHECK(r.verdict == Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  CHECK(r.divergence->dist_node == "hb");
+  CHECK(test::noted(r, "with b as partial(sum,tp) ('b' must be held by one rank of tp only"));
+  CHECK(test::noted(r, "the check gets past hb, then could not follow u (`custom-call`)"));
+}
