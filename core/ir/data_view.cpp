@@ -252,6 +252,27 @@ std::optional<ReduceThroughView> reduce_through(const DataView& view,
   return out;
 }
 
+std::optional<NormThroughView> norm_through(const DataView& view, int64_t axis) {
+  if (axis < 0 || static_cast<size_t>(axis) >= view.shape.size()) return std::nullopt;
+  const auto r = reduce_through(view, std::vector<int64_t>{axis});
+  if (!r || r->reduced.size() != 1) return std::nullopt;
+  // The axis's factors must follow one another in the value, in order.
+  const auto al = view.aligned();
+  if (!al) return std::nullopt;
+  const auto& [v, runs] = *al;
+  const std::vector<int64_t>& run = runs[static_cast<size_t>(axis)];  // factors, in view order
+  for (size_t i = 1; i < run.size(); ++i) {
+    if (run[i] != run[i - 1] + 1) return std::nullopt;
+  }
+  NormThroughView out;
+  out.groups = r->groups;
+  out.axis = r->reduced[0];
+  // The same elements as the view reads them: only the base is read in groups.
+  out.after = v;
+  out.after.base = r->groups;
+  return out;
+}
+
 std::optional<ReshapedBroadcast> broadcast_reshaped(std::span<const int64_t> shape,
                                                     std::span<const int64_t> kept,
                                                     std::span<const int64_t> to) {

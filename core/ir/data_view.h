@@ -90,6 +90,24 @@ struct ReduceThroughView {
 std::optional<ReduceThroughView> reduce_through(const DataView& view,
                                                 std::span<const int64_t> dims);
 
+/// A normalisation along one dim of a view (an RMS norm: every element divided by a statistic
+/// of its row along `axis`, then multiplied by a weight indexed by its place along `axis`) as
+/// a view of the normalisation of the viewed value: the value read as `groups` (major to
+/// minor), normalised along group `axis`, then moved by `after` into the view's shape. Only
+/// when the axis's elements keep their order in the value (one run of factors, unpermuted),
+/// so that the weight lines up; nullopt otherwise.
+///
+///   // a [4,1,8] value transposed to [8,1,4], normalised along dim 0
+///   DataView v = *DataView::identity({4, 1, 8}).transposed({2, 1, 0});
+///   auto n = norm_through(v, 0);
+///   n->groups == {4, 8}; n->axis == 1; n->after.shape == {8, 1, 4};
+struct NormThroughView {
+  std::vector<int64_t> groups;
+  int64_t axis = -1;
+  DataView after;
+};
+std::optional<NormThroughView> norm_through(const DataView& view, int64_t axis);
+
 /// A reshape of a broadcast as a broadcast of a reshape: `broadcast` has shape `shape` and
 /// keeps the operand's dims at `kept` (ascending); the reshape to `to` is a broadcast of the
 /// operand reshaped to `operand`, keeping dims `dimensions` of `to`, when no dim of `to` mixes

@@ -123,6 +123,9 @@ class TermTable {
   /// An elementwise op of operands that are one view (scalars aside) as the view of the op.
   std::optional<TermId> view_outside(const std::string& op, const std::string& attrs,
                                      const ir::Type& type, const std::vector<TermId>& args);
+  /// Neuron's RMS norm of a view as a view of the norm (ir::norm_through).
+  std::optional<TermId> rms_norm_form(const std::string& attrs, const ir::Type& type,
+                                      const std::vector<TermId>& args, int64_t axis);
   /// A reduce of a view as a view of a reduce (ir::reduce_through).
   std::optional<TermId> reduce_form(const std::string& attrs, const ir::Type& type,
                                     const std::vector<TermId>& args, const ir::DimList& dims);

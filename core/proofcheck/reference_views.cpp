@@ -3,6 +3,7 @@
 // in another order; a dot whose batch dimension sits elsewhere) build the same term.
 #include <algorithm>
 
+#include "ir/neuron_calls.h"
 #include "proofcheck/reference_terms.h"
 
 namespace scalify::proofcheck {
@@ -167,6 +168,11 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
   if (op == "reduce" && args.size() == 2 && instr && type.is_array()) {
     return reduce_form(attrs, type, args, instr->dims_attr("dimensions"));
   }
+  if (op == "custom-call" && args.size() == 3 && instr && type.is_array()) {
+    if (const auto axis = ir::neuron_rms_norm_axis(*instr)) {
+      return rms_norm_form(attrs, type, args, *axis);
+    }
+  }
   if (op == "reshape" && args.size() == 1 && attrs.empty() && terms_[args[0]].op == "broadcast" &&
       terms_[args[0]].args.size() == 1 && type.is_array()) {
     if (auto pushed = reshaped_broadcast(args[0], type)) return pushed;
@@ -268,6 +274,22 @@ std::optional<TermId> TermTable::reduce_form(const std::string& attrs, const ir:
   const TermId reduced =
       raw("reduce", text, ir::Type::array(dtype, r->after.base), {grouped, args[1]}, std::nullopt);
   return view_term(reduced, r->after, dtype);
+}
+
+std::optional<TermId> TermTable::rms_norm_form(const std::string& attrs, const ir::Type& type,
+                                               const std::vector<TermId>& args, int64_t axis) {
+  const auto [base, view] = view_of(args[0]);
+  const auto n = ir::norm_through(view, axis);
+  if (!n) return std::nullopt;
+  const ir::DType dtype = type.dtype();
+  const TermId grouped =
+      view_term(base, *ir::DataView::identity(view.base).reshaped(n->groups), dtype);
+  const std::string text = with_attrs(
+      attrs, {"backend_config="},
+      {"backend_config=" + ir::attr_value_to_string(ir::AttrValue(std::to_string(n->axis)))});
+  const TermId normed = raw("custom-call", text, ir::Type::array(dtype, n->groups),
+                            {grouped, args[1], args[2]}, std::nullopt);
+  return view_term(normed, n->after, dtype);
 }
 
 std::optional<TermId> TermTable::reshaped_broadcast(TermId broadcast, const ir::Type& type) {

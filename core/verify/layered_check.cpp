@@ -21,7 +21,8 @@ namespace {
 /// a cache written by an earlier Scalify is never read as this one's word. 2: bitcasts read
 /// through their layouts, programs that send values out never equivalent, loop steps kept.
 /// 3: outputs held to their ROOT's annotation, annotations the mesh cannot read bind nothing.
-constexpr std::string_view kCheckerVersion = "scalify-check-3";
+/// 4: Neuron's GELU calls elementwise, RMS norms of views written as views of norms.
+constexpr std::string_view kCheckerVersion = "scalify-check-4";
 
 const std::string& rules_version() {
   static const std::string version = [] {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/neuron_calls.h"
 #include "verify/fingerprint.h"
 
 namespace scalify::verify {
@@ -302,6 +303,23 @@ std::optional<ClassId> TermBridge::normal_reduce(std::span<const ClassId> operan
   return emit_view(reduced, r->after, type.dtype());
 }
 
+std::optional<ClassId> TermBridge::normal_rms_norm(std::span<const ClassId> operands, int64_t axis,
+                                                   const ir::Type& type) {
+  const auto v = view_of(operands[0]);
+  if (!v || !type.is_array()) return std::nullopt;
+  const auto n = ir::norm_through(v->second, axis);
+  if (!n) return std::nullopt;
+  const ir::DType dtype = type.dtype();
+  const ClassId grouped = emit_view(
+      v->first, ir::DataView::identity(v->second.base).reshaped(n->groups).value(), dtype);
+  const ClassId kids[] = {grouped, operands[1], operands[2]};
+  const ClassId normed = add("custom-call",
+                             {{"custom_call_target", std::string("AwsNeuronRmsNorm")},
+                              {"backend_config", std::to_string(n->axis)}},
+                             kids, types_.intern(ir::Type::array(dtype, n->groups)));
+  return emit_view(normed, n->after, dtype);
+}
+
 std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
                                               std::span<const ClassId> operands,
                                               egraph::TypeId type) {
@@ -491,6 +509,11 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       // sharding-identity), so that both programs' terms meet without a rewrite.
       if (is_identity_call(instr) && kids.size() == 1 && g_.type_of(kids[0]) == tid) {
         return done(kids[0]);
+      }
+      // An RMS norm is written over its operand's base value, normalised along the axis's
+      // group, so that the norm of a transposed or squeezed value meets the norm of the value.
+      if (const auto axis = ir::neuron_rms_norm_axis(instr); axis && kids.size() == 3) {
+        if (auto normal = normal_rms_norm(kids, *axis, type)) return done(*normal);
       }
       Attrs a{{"custom_call_target", *target}};
       const auto* config = instr.get<std::string>("backend_config");

@@ -100,6 +100,9 @@ class TermBridge {
   std::optional<egraph::ClassId> normal_reduce(std::span<const egraph::ClassId> operands,
                                                const std::vector<int64_t>& dims,
                                                const std::string& reducer, const ir::Type& type);
+  /// Neuron's RMS norm of a view as a view of the norm (ir::norm_through): x, weight, epsilon.
+  std::optional<egraph::ClassId> normal_rms_norm(std::span<const egraph::ClassId> operands,
+                                                 int64_t axis, const ir::Type& type);
   /// A dot with its operands in (batch, free, contracting) order.
   std::optional<egraph::ClassId> normal_dot(const ir::Instruction& instr,
                                             std::span<const egraph::ClassId> operands,

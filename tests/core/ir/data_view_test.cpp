@@ -299,3 +299,79 @@ TEST_CASE("DataView: random chains move elements as their canonical form says", 
   CHECK(compared > 100);
   CHECK(reductions > 1000);
 }
+
+namespace {
+
+std::string testing_dims(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (int64_t x : d) s += std::to_string(x) + " ";
+  return s + "]";
+}
+
+/// An RMS norm's shape of computation on integers: each element times (1 + the sum of squares
+/// of its row along `axis`) times a weight that depends on its place along `axis`.
+Tensor norm_along(const Tensor& t, size_t axis) {
+  int64_t inner = 1;
+  for (size_t k = axis + 1; k < t.dims.size(); ++k) inner *= t.dims[k];
+  const int64_t n = t.dims[axis];
+  Tensor out = t;
+  for (size_t flat = 0; flat < t.data.size(); ++flat) {
+    const auto f = static_cast<int64_t>(flat);
+    const int64_t place = (f / inner) % n;
+    const int64_t row_start = f - place * inner;
+    int64_t squares = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t x = t.data[static_cast<size_t>(row_start + k * inner)];
+      squares += x * x;
+    }
+    out.data[flat] = t.data[flat] * (1 + squares) * (place + 3);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("DataView: a norm along a dim of a view is a view of the norm, numerically",
+          "[ir][data_view]") {
+  std::mt19937 rng(11);
+  int moved = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<int64_t> base = random_shape(rng, 24);
+    DataView v = DataView::identity(base);
+    for (int step = 0; step < 3; ++step) {
+      if (rng() % 2 == 0) {
+        if (auto r = v.reshaped(random_shape(rng, 24))) v = *r;
+      } else {
+        std::vector<int64_t> perm(v.shape.size());
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        if (auto t = v.transposed(perm)) v = *t;
+      }
+    }
+    for (size_t axis = 0; axis < v.shape.size(); ++axis) {
+      const auto n = scalify::ir::norm_through(v, static_cast<int64_t>(axis));
+      if (!n) continue;
+      const Tensor direct = norm_along(apply(v), axis);
+      const Tensor grouped =
+          norm_along(reshape(iota(base), n->groups), static_cast<size_t>(n->axis));
+      INFO("base " << testing_dims(base) << " factors " << testing_dims(v.factors) << " order "
+                   << testing_dims(v.order) << " shape " << testing_dims(v.shape) << " axis "
+                   << axis << " groups " << testing_dims(n->groups) << " g " << n->axis
+                   << " after.factors " << testing_dims(n->after.factors) << " after.order "
+                   << testing_dims(n->after.order));
+      CHECK(apply(n->after, grouped).data == direct.data);
+      moved += v.canonical().is_reshape() ? 0 : 1;
+    }
+  }
+  CHECK(moved > 50);  // views that move elements, not only reshapes
+  const std::vector<int64_t> reverse{2, 1, 0}, swap{1, 0};
+  const auto doc = scalify::ir::norm_through(*DataView::identity({4, 1, 8}).transposed(reverse), 0);
+  REQUIRE(doc);
+  CHECK(doc->groups == std::vector<int64_t>{4, 8});
+  CHECK(doc->axis == 1);
+  CHECK(doc->after.shape == std::vector<int64_t>{8, 1, 4});
+  // The axis's elements reversed in order ([2,3] transposed to [3,2], read as 6): no norm of
+  // the value lines its weights up so.
+  const DataView swapped = *DataView::identity({2, 3}).transposed(swap)->reshaped({6});
+  CHECK_FALSE(scalify::ir::norm_through(swapped, 0));
+}
