@@ -82,15 +82,17 @@ bool singleton_groups(const Op& op) {
 }
 
 /// The single `dimensions={d}` of all-gather / reduce-scatter / all-to-all, checked against every
-/// operand's rank. A scalar operand is let through when every group has one member: torch-xla
-/// threads a scalar (its ordering token) through its tuple collectives so, and over groups of one
-/// it comes back as it went in.
+/// operand's rank. torch-xla threads a scalar (its ordering token) through its tuple
+/// collectives, after the arrays, and it comes back as it went in (Neuron's pipeline-parallel
+/// dumps: `(f32[2,3], f32[]) all-gather(f32[1,3] %x, f32[] %token), replica_groups={{0,1}}`);
+/// over groups of one, any scalar does.
 std::variant<int64_t, std::string> collective_dim(const Op& op) {
   const ir::DimList& d = op.instr.dims_attr("dimensions");
   if (d.size() != 1) return say(op, "dimensions=" + show(d) + " must name exactly one dimension");
-  const bool scalars_pass = singleton_groups(op) && op.instr.opcode != Opcode::kAllToAll;
+  const bool gathers = op.instr.opcode != Opcode::kAllToAll;
   for (size_t i = 0; i < op.arity(); ++i) {
-    if (scalars_pass && op.operand(i).rank() == 0) continue;
+    const bool token = i > 0 && op.operand(0).rank() > 0;
+    if (gathers && op.operand(i).rank() == 0 && (singleton_groups(op) || token)) continue;
     if (d[0] < 0 || d[0] >= op.operand(i).rank()) {
       return say(op, "dimensions={" + std::to_string(d[0]) + "} is outside operand " +
                          std::to_string(i) + " " + show(op.operand(i)));
@@ -116,7 +118,7 @@ std::variant<std::vector<ir::Type>, std::string> scaled(const Op& op, int64_t di
   std::vector<ir::Type> out;
   for (size_t i = 0; i < op.arity(); ++i) {
     ir::Type t = op.operand(i);
-    if (t.rank() == 0 && shards == 1) {  // a scalar over groups of one (collective_dim)
+    if (t.rank() == 0) {  // a token, or a scalar over groups of one (collective_dim)
       out.push_back(std::move(t));
       continue;
     }

@@ -258,6 +258,12 @@ std::optional<std::variant<Lift, NoLift>> lift_collective(const ir::Module& modu
         name + " over " + std::to_string(axes->size()) + " mesh axes at once is not supported yet",
         true};
   }
+  if (instr.type.rank() == 0) {
+    return NoLift{name +
+                      " passes a scalar through (torch-xla's ordering token): its value is "
+                      "not modelled",
+                  true};
+  }
   const size_t a = axes->front();
   const AxisLayout& p = x.layout.axes[a];
   if (gather) {

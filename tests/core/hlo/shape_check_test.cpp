@@ -360,20 +360,30 @@ TEST_CASE("shape_check: all-reduce, all-gather, reduce-scatter", "[shape_check]"
         "reduce-scatter: dimension 0 of operand 0 f32[8,16] is not divisible by the group size 3");
 }
 
-TEST_CASE("shape_check: a scalar rides through a gather or scatter over groups of one",
-          "[shape_check]") {
-  // torch-xla threads a scalar through its tuple collectives; over groups of one device the
-  // collective returns its operands, the scalar included. Over larger groups a scalar has no
-  // dimension to gather or scatter.
+TEST_CASE("shape_check: a scalar token rides through a tuple gather or scatter", "[shape_check]") {
+  // torch-xla threads a scalar (its ordering token) through its tuple collectives, after the
+  // arrays, and it comes back as it went in — over groups of one device, and over real groups
+  // too (Neuron's pipeline-parallel dumps: `(f32[2,3], f32[]) all-gather(f32[1,3], f32[])`,
+  // replica_groups={{0,1}}). A scalar with nothing else, or first, has no dimension to gather.
   const std::string p = "p = bf16[4,4] parameter(0)\ns = bf16[] parameter(1)\n";
   CHECK_FALSE(check(p + "ROOT r = (bf16[4,4], bf16[]) reduce-scatter(p, s), "
                         "replica_groups={{0},{1}}, dimensions={0}, to_apply=add_bf16",
                     kAddBf16));
   CHECK_FALSE(check(p + "ROOT r = (bf16[4,4], bf16[]) all-gather(p, s), replica_groups={{0}}, "
                         "dimensions={0}"));
-  CHECK(check(p + "ROOT r = (bf16[2,4], bf16[]) reduce-scatter(p, s), replica_groups={{0,1}}, "
-                  "dimensions={0}, to_apply=add_bf16",
-              kAddBf16) == "reduce-scatter: dimensions={0} is outside operand 1 bf16[]");
+  CHECK_FALSE(check(p + "ROOT r = (bf16[8,4], bf16[]) all-gather(p, s), replica_groups={{0,1}}, "
+                        "dimensions={0}"));
+  CHECK_FALSE(check(p + "ROOT r = (bf16[2,4], bf16[]) reduce-scatter(p, s), "
+                        "replica_groups={{0,1}}, dimensions={0}, to_apply=add_bf16",
+                    kAddBf16));
+  CHECK(check(p + "ROOT r = (bf16[8,4], bf16[2]) all-gather(p, s), replica_groups={{0,1}}, "
+                  "dimensions={0}") ==
+        "all-gather result should be (bf16[8,4], bf16[]) but is declared (bf16[8,4], bf16[2]) "
+        "(dimension 0 over groups of 2)");
+  CHECK(check(p + "ROOT r = (bf16[], bf16[8,4]) all-gather(s, p), replica_groups={{0,1}}, "
+                  "dimensions={0}") == "all-gather: dimensions={0} is outside operand 0 bf16[]");
+  CHECK(check(p + "ROOT r = bf16[] all-gather(s), replica_groups={{0,1}}, dimensions={0}") ==
+        "all-gather: dimensions={0} is outside operand 0 bf16[]");
 }
 
 TEST_CASE("shape_check: collective group sizes follow XLA's group modes", "[shape_check]") {
