@@ -225,6 +225,13 @@ void Checker::saturate() {
   }
   result_.stats.iterations = report_.iterations.size();
   result_.stats.stop_reason = egraph::to_string(report_.stop);
+  // The goal test holds at once when no reference output has a counterpart: nothing to prove.
+  const auto outputs = ref_values_[static_cast<size_t>(ref_.entry().root)].size();
+  bool any_goal = false;
+  for (size_t i = 0; i < outputs && !any_goal; ++i) any_goal = dist_element(i).has_value();
+  if (report_.stop == egraph::StopReason::kGoal && !any_goal) {
+    result_.stats.stop_reason = "no output to prove";
+  }
 }
 
 /// Whether every reference output has a distributed fact in its e-class (what decide_goals
@@ -516,7 +523,9 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
     result_.verdict = Verdict::kInconclusive;
   } else {
     localise_by_value();
-    const bool out_of_budget = report_.stop != egraph::StopReason::kSaturated;
+    // (A goal test that held with goals unproven: none was matched, nothing ran out.)
+    const bool out_of_budget =
+        report_.stop != egraph::StopReason::kSaturated && report_.stop != egraph::StopReason::kGoal;
     result_.verdict = result_.divergence ? Verdict::kDivergent : Verdict::kInconclusive;
     if (first_unsupported_ && !result_.divergence) {
       const ir::Instruction& at = dist_.entry()[first_unsupported_->first];

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "test_support.h"
+#include "verify/check.h"
 
 using namespace scalify;
 
@@ -47,4 +48,19 @@ ENTRY e {
   for (const auto& o : verify::infer_output_bindings(ref, other, mesh)) {
     CHECK_FALSE(o.dist_index.has_value());
   }
+}
+
+TEST_CASE("No output with a counterpart: nothing is proven, and the stop reason says so",
+          "[check]") {
+  const std::string ref =
+      "HloModule r\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n";
+  const std::string dist =
+      "HloModule d\nENTRY e {\n  x = f32[4] parameter(0)\n  c = f32[3] constant({1,2,3})\n"
+      "  ROOT y = f32[3] negate(c)\n}\n";
+  auto r =
+      verify::check(test::parse_module(ref, "ref.hlo"), test::parse_module(dist, "dist.hlo"), {});
+  REQUIRE(r);
+  CHECK(r->verdict != verify::Verdict::kEquivalent);
+  CHECK(r->stats.stop_reason == "no output to prove");
+  for (const std::string& n : r->notes) CHECK(n.find("before the goals were proven") == n.npos);
 }
