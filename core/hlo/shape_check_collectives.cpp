@@ -90,9 +90,10 @@ std::variant<int64_t, std::string> collective_dim(const Op& op) {
   const ir::DimList& d = op.instr.dims_attr("dimensions");
   if (d.size() != 1) return say(op, "dimensions=" + show(d) + " must name exactly one dimension");
   const bool gathers = op.instr.opcode != Opcode::kAllToAll;
+  const bool one_member = singleton_groups(op);
   for (size_t i = 0; i < op.arity(); ++i) {
     const bool token = i > 0 && op.operand(0).rank() > 0;
-    if (gathers && op.operand(i).rank() == 0 && (singleton_groups(op) || token)) continue;
+    if (gathers && op.operand(i).rank() == 0 && (one_member || token)) continue;
     if (d[0] < 0 || d[0] >= op.operand(i).rank()) {
       return say(op, "dimensions={" + std::to_string(d[0]) + "} is outside operand " +
                          std::to_string(i) + " " + show(op.operand(i)));

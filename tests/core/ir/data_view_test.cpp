@@ -302,12 +302,6 @@ TEST_CASE("DataView: random chains move elements as their canonical form says", 
 
 namespace {
 
-std::string testing_dims(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (int64_t x : d) s += std::to_string(x) + " ";
-  return s + "]";
-}
-
 /// An RMS norm's shape of computation on integers: each element times (1 + the sum of squares
 /// of its row along `axis`) times a weight that depends on its place along `axis`.
 Tensor norm_along(const Tensor& t, size_t axis) {
@@ -354,11 +348,8 @@ TEST_CASE("DataView: a norm along a dim of a view is a view of the norm, numeric
       const Tensor direct = norm_along(apply(v), axis);
       const Tensor grouped =
           norm_along(reshape(iota(base), n->groups), static_cast<size_t>(n->axis));
-      INFO("base " << testing_dims(base) << " factors " << testing_dims(v.factors) << " order "
-                   << testing_dims(v.order) << " shape " << testing_dims(v.shape) << " axis "
-                   << axis << " groups " << testing_dims(n->groups) << " g " << n->axis
-                   << " after.factors " << testing_dims(n->after.factors) << " after.order "
-                   << testing_dims(n->after.order));
+      INFO("base " << Catch::Detail::stringify(base) << ", view "
+                   << Catch::Detail::stringify(v.shape) << ", axis " << axis);
       CHECK(apply(n->after, grouped).data == direct.data);
       moved += v.canonical().is_reshape() ? 0 : 1;
     }
