@@ -207,6 +207,97 @@ std::optional<DotNormalForm> dot_normal_form(std::span<const int64_t> lhs_batch,
   return n;
 }
 
+namespace {
+
+/// One operand of dot_through: view `v` with its free dims [lo, hi) read in its value's order.
+struct FreeFactors {
+  DataView read;                   ///< the view to read the operand through instead
+  std::vector<int64_t> merged;     ///< read's free dims
+  std::vector<int64_t> sizes;      ///< the free factors, in the value's order
+  std::vector<int64_t> to_view;    ///< per free factor of v (in v's order): its place in sizes
+  std::vector<int64_t> view_dims;  ///< v's free dims
+  bool moved = false;              ///< whether read differs from v
+};
+
+FreeFactors free_factors(const DataView& v, size_t lo, size_t hi) {
+  FreeFactors out;
+  out.view_dims.assign(v.shape.begin() + static_cast<std::ptrdiff_t>(lo),
+                       v.shape.begin() + static_cast<std::ptrdiff_t>(hi));
+  out.read = v;
+  out.merged = out.sizes = out.view_dims;
+  out.to_view.resize(out.view_dims.size());
+  std::iota(out.to_view.begin(), out.to_view.end(), 0);
+  const auto al = v.aligned();
+  if (!al) return out;
+  const auto& [c, runs] = *al;
+  std::vector<int64_t> free;
+  for (size_t d = lo; d < hi; ++d) free.insert(free.end(), runs[d].begin(), runs[d].end());
+  std::vector<int64_t> sorted = free;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted == free) return out;
+  DataView read{c.base, c.factors, {}, {}};
+  for (size_t d = 0; d < lo; ++d) {
+    read.order.insert(read.order.end(), runs[d].begin(), runs[d].end());
+    read.shape.push_back(v.shape[d]);
+  }
+  read.order.insert(read.order.end(), sorted.begin(), sorted.end());
+  out.merged.clear();
+  out.sizes.clear();
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const int64_t size = c.factors[static_cast<size_t>(sorted[i])];
+    out.sizes.push_back(size);
+    if (i > 0 && sorted[i] == sorted[i - 1] + 1) {
+      out.merged.back() *= size;  // neighbours in the value stay one dim
+    } else {
+      out.merged.push_back(size);
+    }
+  }
+  read.shape.insert(read.shape.end(), out.merged.begin(), out.merged.end());
+  for (size_t d = hi; d < v.shape.size(); ++d) {
+    read.order.insert(read.order.end(), runs[d].begin(), runs[d].end());
+    read.shape.push_back(v.shape[d]);
+  }
+  out.to_view.clear();
+  for (int64_t f : free) {
+    out.to_view.push_back(std::find(sorted.begin(), sorted.end(), f) - sorted.begin());
+  }
+  out.read = std::move(read);
+  out.moved = true;
+  return out;
+}
+
+}  // namespace
+
+std::optional<DotThroughViews> dot_through(const DataView& lhs, const DataView& rhs, int64_t batch,
+                                           int64_t contracting) {
+  const auto nb = static_cast<size_t>(batch), nc = static_cast<size_t>(contracting);
+  if (batch < 0 || contracting < 0 || lhs.shape.size() < nb + nc || rhs.shape.size() < nb + nc) {
+    return std::nullopt;
+  }
+  const FreeFactors l = free_factors(lhs, nb, lhs.shape.size() - nc);
+  const FreeFactors r = free_factors(rhs, nb + nc, rhs.shape.size());
+  if (!l.moved && !r.moved) return std::nullopt;
+  // The dot of the reads has shape (batch, l.merged, r.merged); read as (batch, l.sizes,
+  // r.sizes), the free factors go back to the order the views had them in.
+  DotThroughViews out{l.read, r.read, {}};
+  const std::vector<int64_t> batch_dims(lhs.shape.begin(),
+                                        lhs.shape.begin() + static_cast<std::ptrdiff_t>(nb));
+  DataView& after = out.after;
+  after.base = after.factors = after.shape = batch_dims;
+  after.order.resize(nb);
+  std::iota(after.order.begin(), after.order.end(), 0);
+  auto append = [&](const FreeFactors& side) {
+    const auto first = static_cast<int64_t>(after.factors.size());
+    after.base.insert(after.base.end(), side.merged.begin(), side.merged.end());
+    after.factors.insert(after.factors.end(), side.sizes.begin(), side.sizes.end());
+    for (int64_t k : side.to_view) after.order.push_back(first + k);
+    after.shape.insert(after.shape.end(), side.view_dims.begin(), side.view_dims.end());
+  };
+  append(l);
+  append(r);
+  return out;
+}
+
 std::optional<ReduceThroughView> reduce_through(const DataView& view,
                                                 std::span<const int64_t> dims) {
   auto al = view.aligned();

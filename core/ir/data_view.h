@@ -74,6 +74,24 @@ std::optional<DotNormalForm> dot_normal_form(std::span<const int64_t> lhs_batch,
                                              std::span<const int64_t> rhs_contracting,
                                              int64_t rhs_rank);
 
+/// A dot of views as a view of a dot: the operands, in the dot's normal form (lhs in (batch,
+/// free, contracting) order, rhs in (batch, contracting, free) order; `batch` and `contracting`
+/// dims each), are views of values. Where a view lays out the factors of its free dims in
+/// another order than its value holds them (rows merged with heads the other way round), the
+/// dot reads those factors in the value's order instead, neighbours merged, and `after` moves
+/// the result into the dot's shape. nullopt when neither operand's free factors are permuted.
+///
+///   // lhs: x f32[4,2,3] read as [2,4,3] (its free factors swapped) and merged to [8,3]
+///   DataView l = *DataView::identity({4, 2, 3}).transposed({1, 0, 2})->reshaped({8, 3});
+///   auto d = dot_through(l, DataView::identity({3, 5}), 0, 1);
+///   d->lhs.shape == {8, 3}; d->lhs.canonical().is_reshape(); d->after.shape == {8, 5};
+struct DotThroughViews {
+  DataView lhs, rhs;  ///< the views the dot reads its operands through instead
+  DataView after;     ///< from that dot's result to the dot's
+};
+std::optional<DotThroughViews> dot_through(const DataView& lhs, const DataView& rhs, int64_t batch,
+                                           int64_t contracting);
+
 /// A reduce of a view as a view of a reduce of the viewed value: the value read as `groups`
 /// (major to minor), groups `reduced` reduced, the result (the kept groups, in order) moved by
 /// `after` into the reduce's result shape. The groups are the coarsest: neighbouring factors

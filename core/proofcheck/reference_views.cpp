@@ -2,6 +2,7 @@
 // two programs that lay a value out differently (a head dimension split, transposed and squeezed
 // in another order; a dot whose batch dimension sits elsewhere) build the same term.
 #include <algorithm>
+#include <numeric>
 
 #include "ir/neuron_calls.h"
 #include "proofcheck/reference_terms.h"
@@ -209,9 +210,23 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
     if (!moved) return std::nullopt;
     return view_term(base, *moved, terms_[x].type.dtype());
   };
-  const auto l = transposed(args[0], n->lhs_order), r = transposed(args[1], n->rhs_order);
+  auto l = transposed(args[0], n->lhs_order), r = transposed(args[1], n->rhs_order);
   if (!l || !r) return std::nullopt;
-  std::vector<std::string> dims = {"lhs_contracting_dims=" + dims_text(n->lhs_contracting),
+  // Free factors a view laid out in another order than its value are read in the value's
+  // order, the result moved after (ir::dot_through).
+  const auto [lhs_base, lhs_view] = view_of(*l);
+  const auto [rhs_base, rhs_view] = view_of(*r);
+  const auto nc = static_cast<int64_t>(n->lhs_contracting.size());
+  const auto through =
+      ir::dot_through(lhs_view, rhs_view, static_cast<int64_t>(n->lhs_batch.size()), nc);
+  std::vector<int64_t> lhs_contracting = n->lhs_contracting;
+  if (through) {
+    l = view_term(lhs_base, through->lhs, lt.dtype());
+    r = view_term(rhs_base, through->rhs, rt.dtype());
+    const auto rank = static_cast<int64_t>(through->lhs.shape.size());
+    std::iota(lhs_contracting.begin(), lhs_contracting.end(), rank - nc);
+  }
+  std::vector<std::string> dims = {"lhs_contracting_dims=" + dims_text(lhs_contracting),
                                    "rhs_contracting_dims=" + dims_text(n->rhs_contracting)};
   if (!n->lhs_batch.empty()) {
     dims.push_back("lhs_batch_dims=" + dims_text(n->lhs_batch));
@@ -221,7 +236,10 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
       attrs,
       {"lhs_batch_dims=", "rhs_batch_dims=", "lhs_contracting_dims=", "rhs_contracting_dims="},
       std::move(dims));
-  return raw("dot", text, type, {*l, *r}, std::nullopt);
+  if (!through) return raw("dot", text, type, {*l, *r}, std::nullopt);
+  const TermId dot =
+      raw("dot", text, ir::Type::array(type.dtype(), through->after.base), {*l, *r}, std::nullopt);
+  return view_term(dot, through->after, type.dtype());
 }
 
 std::optional<TermId> TermTable::view_outside(const std::string& op, const std::string& attrs,

@@ -107,6 +107,9 @@ class Checker {
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
   void offer_dot_moves(InstrId user);
+  void offer_reshape_moves(InstrId user);
+  /// The instructions of the distributed ENTRY that read `id` (made on first use).
+  const std::vector<InstrId>& users_of(InstrId id);
   void offer_reference_moves(InstrId id);
   bool moves_to_reference_type(uint32_t f, size_t axis, int32_t to);
   std::optional<Fact> moved_shard(uint32_t f, size_t axis, int32_t to);
@@ -233,6 +236,7 @@ class Checker {
   std::vector<std::string> ref_unsupported_;
   PerValue<std::vector<uint32_t>> facts_of_;           ///< per distributed instruction
   std::vector<std::optional<PerDevice>> rank_values_;  ///< per distributed instruction
+  std::vector<std::vector<InstrId>> users_;            ///< per distributed instruction
   std::vector<Fact> facts_;
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.

@@ -86,6 +86,7 @@ void Checker::lift_instruction(InstrId id) {
   offer_padded_broadcasts(id);
   offer_shard_moves(id);
   offer_dot_moves(id);
+  offer_reshape_moves(id);
   if (instr.type.is_tuple() && !elementwise_tuple) {
     lift_replicated_tuple(id);
     return;
@@ -842,6 +843,106 @@ void Checker::offer_dot_moves(InstrId user) {
       }
     }
   }
+}
+
+/// A reshape that merges a sharded dim into the dim before it as the inner factor (a rank's
+/// heads merged with the batch rows, [1,4,32,96] → [1,128,96]) leaves no dim of the result
+/// holding the rank's slab. Where every user is a dot that keeps that merged dim free (a
+/// batched matmul over the rows, split back after it), the operand is offered its block moved
+/// to the front of the merged dim (rule `view`): the reshape then keeps a shard of a view of
+/// the reference value, which the bridge takes out of the dot (ir::dot_through). Elsewhere the
+/// reshape stays a divergence: heads flattened as the inner factor and contracted by o_proj
+/// are a real bug.
+void Checker::offer_reshape_moves(InstrId user) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[user];
+  if (instr.opcode != ir::Opcode::kReshape || instr.operands.size() != 1 ||
+      !instr.type.is_array()) {
+    return;
+  }
+  const InstrId o = instr.operands[0];
+  auto view_of = [&](const Fact& f) {
+    const auto t = types_.type(g_.type_of(f.ref));
+    return OperandView{f.layout, t ? *t : ir::Type(), bridge_.number_value(f.ref)};
+  };
+  auto lifts = [&](const Fact& f) {
+    const OperandView views[] = {view_of(f)};
+    auto out = lift(dist_, comp, instr, views, mesh_);
+    auto* l = std::get_if<std::vector<Lift>>(&out);
+    return l ? std::move(*l) : std::vector<Lift>{};
+  };
+  // Whether every user is a dot that keeps result dim `d` free.
+  auto free_in_dots = [&](int32_t d) {
+    const std::vector<InstrId>& users = users_of(user);
+    return !users.empty() && std::all_of(users.begin(), users.end(), [&](InstrId u) {
+      const ir::Instruction& dot = comp[u];
+      if (dot.opcode != ir::Opcode::kDot || dot.operands.size() != 2) return false;
+      for (size_t side = 0; side < 2; ++side) {
+        if (dot.operands[side] != user) continue;
+        const char* const lists[2][2] = {{"lhs_batch_dims", "lhs_contracting_dims"},
+                                         {"rhs_batch_dims", "rhs_contracting_dims"}};
+        for (const char* key : lists[side]) {
+          const ir::DimList& dims = dot.dims_attr(key);
+          if (std::find(dims.begin(), dims.end(), d) != dims.end()) return false;
+        }
+      }
+      return true;
+    });
+  };
+  // The first operand dim of the run of dims the reshape merges with dim k into one result
+  // dim (k itself when it starts one).
+  const std::vector<int64_t> in = comp[o].type.dims(), out = instr.type.dims();
+  auto merged_from = [&](int32_t k) {
+    int64_t before = 1;  // elements of the operand's dims before k
+    for (int32_t i = 0; i < k; ++i) before *= in[static_cast<size_t>(i)];
+    int64_t start = 1;  // elements of the result's dims before the one k lands in
+    for (int64_t d : out) {
+      if (start * d > before) break;
+      start *= d;
+    }
+    int32_t first = k;
+    int64_t at = before;
+    while (first > 0 && at > start) at /= in[static_cast<size_t>(--first)];
+    return at == start ? first : k;
+  };
+  const std::vector<uint32_t> known = facts_of_[static_cast<size_t>(o)][0];
+  for (uint32_t f : known) {
+    if (!facts_[f].anchored || !lifts(facts_[f]).empty()) continue;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      const AxisLayout& p = facts_[f].layout.axes[a];
+      if (!p.is_shard() || p.full >= 0) continue;
+      for (int32_t to = merged_from(p.dim); to < p.dim; ++to) {
+        auto v = moved_shard(f, a, to);
+        if (!v) continue;
+        const std::vector<Lift> ways = lifts(*v);
+        const bool kept_free = std::any_of(ways.begin(), ways.end(), [&](const Lift& l) {
+          return l.layout.axes[a].is_shard() && free_in_dots(l.layout.axes[a].dim);
+        });
+        if (kept_free) {
+          add_fact(o, 0, std::move(*v));
+          break;
+        }
+      }
+    }
+  }
+}
+
+const std::vector<InstrId>& Checker::users_of(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  if (users_.empty()) {
+    users_.resize(comp.size());
+    for (size_t i = 0; i < comp.size(); ++i) {
+      for (InstrId o : comp[static_cast<InstrId>(i)].operands) {
+        if (o >= 0 && static_cast<size_t>(o) < comp.size()) {
+          auto& list = users_[static_cast<size_t>(o)];
+          if (list.empty() || list.back() != static_cast<InstrId>(i)) {
+            list.push_back(static_cast<InstrId>(i));
+          }
+        }
+      }
+    }
+  }
+  return users_[static_cast<size_t>(id)];
 }
 
 /// Whether fact f's shard along `axis`, moved to dim `to`, is a shard of a value of a type the

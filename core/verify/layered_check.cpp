@@ -22,7 +22,7 @@ namespace {
 /// through their layouts, programs that send values out never equivalent, loop steps kept.
 /// 3: outputs held to their ROOT's annotation, annotations the mesh cannot read bind nothing.
 /// 4: Neuron's GELU calls elementwise, RMS norms of views written as views of norms.
-constexpr std::string_view kCheckerVersion = "scalify-check-4";
+constexpr std::string_view kCheckerVersion = "scalify-check-5";
 
 const std::string& rules_version() {
   static const std::string version = [] {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "ir/neuron_calls.h"
 #include "verify/fingerprint.h"
@@ -335,15 +336,33 @@ std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
     for (int64_t p : perm) dims.push_back(t.dim(p));
     return ir::Type::array(t.dtype(), dims);
   };
-  const ClassId kids[] = {transpose(operands[0], n->lhs_order, permuted(*lt, n->lhs_order)),
-                          transpose(operands[1], n->rhs_order, permuted(*rt, n->rhs_order))};
-  Attrs a{{"lhs_contracting_dims", n->lhs_contracting},
-          {"rhs_contracting_dims", n->rhs_contracting}};
-  if (!n->lhs_batch.empty()) {
+  ClassId kids[] = {transpose(operands[0], n->lhs_order, permuted(*lt, n->lhs_order)),
+                    transpose(operands[1], n->rhs_order, permuted(*rt, n->rhs_order))};
+  const auto nb = static_cast<int64_t>(n->lhs_batch.size());
+  const auto nc = static_cast<int64_t>(n->lhs_contracting.size());
+  // Operands whose free factors a view laid out in another order (rows merged with heads the
+  // other way round) are read in their values' order, and the result moved after.
+  const auto lv = view_of(kids[0]), rv = view_of(kids[1]);
+  const auto result = types_.type(type);
+  std::optional<ir::DotThroughViews> through;
+  if (lv && rv && result) through = ir::dot_through(lv->second, rv->second, nb, nc);
+  std::vector<int64_t> lhs_contracting = n->lhs_contracting;
+  if (through) {
+    kids[0] = emit_view(lv->first, through->lhs, lt->dtype());
+    kids[1] = emit_view(rv->first, through->rhs, rt->dtype());
+    const auto rank = static_cast<int64_t>(through->lhs.shape.size());
+    std::iota(lhs_contracting.begin(), lhs_contracting.end(), rank - nc);
+  }
+  Attrs a{{"lhs_contracting_dims", lhs_contracting}, {"rhs_contracting_dims", n->rhs_contracting}};
+  if (nb > 0) {
     a.emplace_back("lhs_batch_dims", n->lhs_batch);
     a.emplace_back("rhs_batch_dims", n->rhs_batch);
   }
-  return add("dot", std::move(a), kids, type);
+  if (!through) return add("dot", std::move(a), kids, type);
+  const ir::DType dtype = result->dtype();
+  const ClassId dot =
+      add("dot", std::move(a), kids, types_.intern(ir::Type::array(dtype, through->after.base)));
+  return emit_view(dot, through->after, dtype);
 }
 
 ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
