@@ -249,8 +249,49 @@ void Checker::localise_by_value() {
           feeds[static_cast<size_t>(*it)] || unmodelled[k] || feeds[k];
     }
   }
+  // Whether operand o stands for a reference value (a collective's view of one counts).
+  auto matches_reference = [&](InstrId o) {
+    bool any = redeemed[static_cast<size_t>(o)];
+    for (const auto& element : facts_of_[static_cast<size_t>(o)]) {
+      for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
+    }
+    return any;
+  };
+  // A data-parallel mean's factor (1/n or n, for n ranks dividing the mesh) and the scalars
+  // made of it and of reference values (the learning rate halved) are no reference values,
+  // yet no suspects either: they are judged where they scale one (the summed gradient).
+  std::vector<bool> mean_factor(comp.size(), false);
+  const int64_t devices = mesh_.device_count();
+  for (InstrId id : *order) {
+    const ir::Instruction& instr = comp[id];
+    const auto at = static_cast<size_t>(id);
+    if (instr.opcode == ir::Opcode::kConstant) {
+      const std::optional<double> v = scalar_value(instr);
+      for (int64_t n = 2; v && n <= devices; ++n) {
+        const auto x = static_cast<double>(n);
+        if (devices % n == 0 && (*v == x || *v * x == 1.0)) mean_factor[at] = true;
+      }
+      continue;
+    }
+    const bool scalar_op =
+        instr.type.is_array() && !instr.operands.empty() &&
+        ((instr.type.rank() == 0 &&
+          (instr.opcode == ir::Opcode::kMultiply || instr.opcode == ir::Opcode::kDivide ||
+           instr.opcode == ir::Opcode::kConvert)) ||
+         (instr.opcode == ir::Opcode::kBroadcast && comp[instr.operands[0]].type.is_array() &&
+          comp[instr.operands[0]].type.rank() == 0));
+    if (!scalar_op) continue;
+    bool any = false, rest = true;
+    for (InstrId o : instr.operands) {
+      const bool factor = mean_factor[static_cast<size_t>(o)];
+      any = any || factor;
+      rest = rest && (factor || matches_reference(o));
+    }
+    mean_factor[at] = any && rest;
+  }
   for (InstrId id : *order) {
     const auto at = static_cast<size_t>(id);
+    if (mean_factor[at]) continue;
     if ((downstream[at] || meets[at]) && !feeds[at]) continue;
     // The reshape or transpose that cuts a value for an all-to-all is part of the exchange: what
     // comes out of the exchange is judged, not the cut.
@@ -280,16 +321,9 @@ void Checker::localise_by_value() {
       differs = differs || (applied && !matches);
     }
     if (!differs || redeemed[at] || !live[at]) continue;
-    bool operands_match = true;
-    for (InstrId o : comp[id].operands) {
-      const auto& v = facts_of_[static_cast<size_t>(o)];
-      bool any = redeemed[static_cast<size_t>(o)];
-      for (const auto& element : v) {
-        // A collective's view of a value (a gathered padded shard) counts as the reference's.
-        for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
-      }
-      operands_match = operands_match && any;
-    }
+    const bool operands_match = std::all_of(
+        comp[id].operands.begin(), comp[id].operands.end(),
+        [&](InstrId o) { return mean_factor[static_cast<size_t>(o)] || matches_reference(o); });
     if (!operands_match) continue;
     if (auto earlier = trace_to_first_difference(id)) {
       result_.divergence = std::move(earlier);

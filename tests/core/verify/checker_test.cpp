@@ -348,6 +348,24 @@ TEST_CASE("injected bugs in the real pairs are never equivalent and are found ne
   CHECK(near_hits * 100 >= total * 95);  // and nearly always within one def-use hop
 }
 
+TEST_CASE("a gradient's mean factor misapplied is found where it scales, not at the factor",
+          "[verify][mutations]") {
+  // MNIST's data-parallel gradients are summed over both ranks and then scaled by 1/2
+  // (multiply.113: the summed gradient times broadcast(0.5)). The 0.5 is no reference value,
+  // yet it is right: with the multiply turned into a divide, the divide is to blame. (The bug
+  // injector leaves ops on a broadcast constant alone, so the edit is made here.)
+  std::string text =
+      test::read_file(test::corpus_dir() + "/neuron_torchxla/mnist_mlp_train_dp.hlo");
+  const std::string op = "%multiply.113 = f32[10,784]{1,0} multiply(";
+  const size_t at = text.find(op);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, op.size(), "%multiply.113 = f32[10,784]{1,0} divide(");
+  const auto r = check(read("mnist_mlp_train_single.hlo"), test::parse_module(text, "dp.hlo"));
+  REQUIRE(r.verdict == Verdict::kDivergent);
+  CHECK(r.divergence->dist_node == "multiply.113");
+  CHECK_THAT(r.divergence->reason, Catch::Contains("`divide` of them"));
+}
+
 TEST_CASE("a mean's divide swapped, changed or dropped is found at the divide, not the guard",
           "[verify][mutations]") {
   // MNIST's loss gradient divides by the rank's count, guarded as select(count != 0, count, 1).
