@@ -298,6 +298,26 @@ std::optional<DotThroughViews> dot_through(const DataView& lhs, const DataView& 
   return out;
 }
 
+std::optional<int64_t> dot_result_dim(std::span<const int64_t> lhs_batch,
+                                      std::span<const int64_t> lhs_contracting, int64_t lhs_rank,
+                                      std::span<const int64_t> rhs_batch,
+                                      std::span<const int64_t> rhs_contracting, size_t side,
+                                      int64_t dim) {
+  const auto batch = side == 0 ? lhs_batch : rhs_batch;
+  const auto contracting = side == 0 ? lhs_contracting : rhs_contracting;
+  auto named = [&](int64_t d) {
+    return std::find(batch.begin(), batch.end(), d) != batch.end() ||
+           std::find(contracting.begin(), contracting.end(), d) != contracting.end();
+  };
+  if (named(dim)) return std::nullopt;
+  auto at = static_cast<int64_t>(batch.size());
+  if (side == 1) {
+    at += lhs_rank - static_cast<int64_t>(lhs_batch.size() + lhs_contracting.size());
+  }
+  for (int64_t d = 0; d < dim; ++d) at += named(d) ? 0 : 1;
+  return at;
+}
+
 std::optional<ReduceThroughView> reduce_through(const DataView& view,
                                                 std::span<const int64_t> dims) {
   auto al = view.aligned();

@@ -74,6 +74,18 @@ std::optional<DotNormalForm> dot_normal_form(std::span<const int64_t> lhs_batch,
                                              std::span<const int64_t> rhs_contracting,
                                              int64_t rhs_rank);
 
+/// Where free dim `dim` of a dot's operand `side` (0: lhs, 1: rhs) lands in the dot's result:
+/// the batch dims come first, then the lhs's free dims, then the rhs's, each in order. nullopt
+/// when `dim` is a batch or contracting dim of that operand.
+///
+///   // dot(f32[2,8,4] l, f32[2,4,6] r), batch {0} and {0}, contracting {2} and {1}
+///   dot_result_dim({0}, {2}, 3, {0}, {1}, 1, 2) == 2   // the rhs's 6 after the lhs's 8
+std::optional<int64_t> dot_result_dim(std::span<const int64_t> lhs_batch,
+                                      std::span<const int64_t> lhs_contracting, int64_t lhs_rank,
+                                      std::span<const int64_t> rhs_batch,
+                                      std::span<const int64_t> rhs_contracting, size_t side,
+                                      int64_t dim);
+
 /// A dot of views as a view of a dot: the operands, in the dot's normal form (lhs in (batch,
 /// free, contracting) order, rhs in (batch, contracting, free) order; `batch` and `contracting`
 /// dims each), are views of values. Where a view lays out the factors of its free dims in

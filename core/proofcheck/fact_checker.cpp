@@ -182,6 +182,7 @@ FactCheck FactChecker::slice_by_rank(const DerivedFact& f, const ir::Instruction
   const ir::Type& x = d[instr.operands[0]].type;
   const int64_t devices = mesh_.device_count();
   std::optional<std::pair<int32_t, size_t>> shard;  // dim, axis
+  int64_t shift = 0;  // rank r takes the block r + shift / size: a ring's step
   for (size_t k = 1; k < instr.operands.size(); ++k) {
     const auto dim = static_cast<int64_t>(k - 1);
     auto offsets = device_values(dist_, instr.operands[k], devices);
@@ -197,13 +198,12 @@ FactCheck FactChecker::slice_by_rank(const DerivedFact& f, const ir::Instruction
     bool found = false;
     for (size_t a = 0; a < mesh_.rank() && !found; ++a) {
       if (mesh_.size(a) * size != x.dim(dim)) continue;
-      found = true;
-      for (int64_t dev = 0; dev < devices; ++dev) {
-        found = found && (*offsets)[static_cast<size_t>(dev)] == mesh_.coordinate(dev, a) * size;
-      }
+      const auto blocks = ring_blocks(*offsets, a, size);
+      found = blocks.has_value();
       if (found) {
         if (shard) return Failure("two dims move with the rank");
         shard = std::pair{static_cast<int32_t>(dim), a};
+        shift = *blocks * size;
       }
     }
     if (!found) {
@@ -216,7 +216,148 @@ FactCheck FactChecker::slice_by_rank(const DerivedFact& f, const ir::Instruction
     return "each rank takes shard(" + std::to_string(shard->first) + "," +
            mesh_.name(shard->second) + "), not " + f.layout.to_string(mesh_);
   }
-  return *known_[f.premises[0]];
+  return terms_.rotated(*known_[f.premises[0]], shard->first, shift);
+}
+
+std::optional<int64_t> FactChecker::ring_blocks(const std::vector<int64_t>& offsets, size_t axis,
+                                                int64_t size) const {
+  const int64_t n = mesh_.size(axis);
+  for (int64_t k = 0; k < n; ++k) {
+    bool all = static_cast<int64_t>(offsets.size()) == mesh_.device_count();
+    for (int64_t dev = 0; dev < mesh_.device_count() && all; ++dev) {
+      all = offsets[static_cast<size_t>(dev)] == (mesh_.coordinate(dev, axis) + k) % n * size;
+    }
+    if (all) return k;
+  }
+  return std::nullopt;
+}
+
+/// collective-permute of a shard along a ring: every device receives from the one k places on
+/// along one mesh axis (its other coordinates the same), so it holds block r + k of the value:
+/// block r of the value rotated by k blocks.
+FactCheck FactChecker::ring_step(const DerivedFact& f, const ir::Instruction& instr,
+                                 const DerivedFact& p) {
+  if (!(p.layout == f.layout)) return std::string("a ring step keeps its operand's layout");
+  const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
+  const int64_t devices = mesh_.device_count();
+  std::vector<int> received(static_cast<size_t>(devices), 0);
+  std::optional<size_t> axis;
+  std::optional<int64_t> k;
+  for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
+    if (from < 0 || to < 0 || from >= devices || to >= devices) {
+      return std::string("a pair names a device outside the mesh");
+    }
+    ++received[static_cast<size_t>(to)];
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      if (mesh_.coordinate(from, a) == mesh_.coordinate(to, a)) continue;
+      if (axis && *axis != a) return std::string("the pairs move along two mesh axes");
+      axis = a;
+    }
+  }
+  if (std::any_of(received.begin(), received.end(), [](int r) { return r != 1; })) {
+    return std::string("some device does not receive exactly one value");
+  }
+  if (!axis) return std::string("the pairs move nothing");
+  const int64_t n = mesh_.size(*axis);
+  for (const auto& [from, to] : *pairs) {
+    const int64_t step =
+        ((mesh_.coordinate(from, *axis) - mesh_.coordinate(to, *axis)) % n + n) % n;
+    if (k && *k != step) return std::string("the pairs are no rotation of one ring");
+    k = step;
+  }
+  const AxisLayout& q = p.layout.axes[*axis];
+  if (!q.is_shard() || q.full >= 0) {
+    return "its operand is " + p.layout.to_string(mesh_) + ", not an unpadded shard along " +
+           mesh_.name(*axis);
+  }
+  for (size_t a = 0; a < mesh_.rank(); ++a) {
+    if (a != *axis && p.layout.axes[a].is_shard() && p.layout.axes[a].dim == q.dim) {
+      return "dimension " + std::to_string(q.dim) + " is also sharded over " + mesh_.name(a);
+    }
+  }
+  const TermId x = *known_[p.index];
+  const int64_t block = terms_[x].type.dim(q.dim) / n;
+  return terms_.rotated(x, q.dim, *k * block);
+}
+
+/// The last of a chain of dynamic-update-slices (each writing into the one before), one per
+/// premise: premise k is a fact of step k's update, a shard along one mesh axis of a value
+/// rotated by some blocks (rank r holds block r + s), written by every rank at that block's
+/// own place. When the steps write every block on every rank, each holds the whole value.
+FactCheck FactChecker::ring_assembly(const DerivedFact& f, const ir::Instruction& instr) {
+  const ir::Computation& d = dist_.entry();
+  if (!f.layout.is_rep()) return std::string("a ring's assembly is replicated");
+  std::vector<const ir::Instruction*> steps;
+  const ir::Instruction* at = &instr;
+  for (size_t k = 0; k < f.premises.size(); ++k) {
+    if (at->opcode != ir::Opcode::kDynamicUpdateSlice || at->operands.size() < 3 ||
+        !at->type.is_array()) {
+      return Failure("step " + std::to_string(k) + " is no dynamic-update-slice");
+    }
+    steps.insert(steps.begin(), at);
+    at = &d[at->operands[0]];
+  }
+  std::optional<TermId> value;
+  std::optional<size_t> axis;
+  int32_t dim = -1;
+  std::vector<bool> written;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const ir::Instruction& step = *steps[k];
+    const DerivedFact& p = premise(f, k);
+    if (p.dist != d[step.operands[1]].name || p.element != -1) {
+      return "premise [" + std::to_string(f.premises[k]) + "] is not step " + std::to_string(k) +
+             "'s update";
+    }
+    // A shard along one axis, replicated on the others.
+    std::optional<size_t> a;
+    for (size_t b = 0; b < mesh_.rank(); ++b) {
+      if (p.layout.axes[b].is_rep()) continue;
+      if (a || !p.layout.axes[b].is_shard() || p.layout.axes[b].full >= 0) {
+        return "update " + std::to_string(k) + " is " + p.layout.to_string(mesh_) +
+               ", not an unpadded shard along one axis";
+      }
+      a = b;
+    }
+    if (!a || (axis && (*axis != *a || p.layout.axes[*a].dim != dim))) {
+      return std::string("the updates are no shards of one dim along one axis");
+    }
+    axis = a;
+    dim = p.layout.axes[*a].dim;
+    TermId base = *known_[f.premises[k]];
+    int64_t shift = 0;
+    if (const auto r = terms_.rotation_of(base); r && r->dim == dim) {
+      base = r->base;
+      shift = r->shift;
+    }
+    if (value && *value != base) return std::string("the updates are blocks of different values");
+    value = base;
+    const ir::Type& u = d[step.operands[1]].type;
+    const int64_t n = mesh_.size(*axis), block = u.rank() > dim ? u.dim(dim) : 0;
+    if (terms_[base].type.dims() != step.type.dims() || block * n != step.type.dim(dim) ||
+        block == 0 || shift % block != 0 ||
+        step.operands.size() != static_cast<size_t>(u.rank()) + 2) {
+      return "step " + std::to_string(k) + " does not write one block of the value's shape";
+    }
+    for (int64_t j = 0; j < u.rank(); ++j) {
+      auto offsets =
+          device_values(dist_, step.operands[static_cast<size_t>(j) + 2], mesh_.device_count());
+      if (!offsets) return Failure("an offset the proof checker does not evaluate");
+      const bool right =
+          j == dim ? ring_blocks(*offsets, *axis, block) == shift / block
+                   : u.dim(j) == step.type.dim(j) && std::all_of(offsets->begin(), offsets->end(),
+                                                                 [](int64_t o) { return o == 0; });
+      if (!right) {
+        return "step " + std::to_string(k) + " writes along dimension " + std::to_string(j) +
+               " elsewhere than its block's place";
+      }
+    }
+    written.resize(static_cast<size_t>(n));
+    written[static_cast<size_t>(shift / block)] = true;
+  }
+  if (!value || !std::all_of(written.begin(), written.end(), [](bool w) { return w; })) {
+    return std::string("the steps leave blocks unwritten");
+  }
+  return *value;
 }
 
 /// select(p, a, b) with p the same for every element of a device and computed from its number:
@@ -303,6 +444,7 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     if (!(p.layout == f.layout)) return std::string("the done half keeps its start's layout");
     return x;
   }
+  if (f.rule == "ring-step") return ring_step(f, instr, p);
   if (f.rule == "collective-permute") {
     // Device t gets device s's value for each pair (s, t). It is the same value when s and t
     // differ only on axes where the value is replicated; on one axis where it is partial, a
@@ -591,6 +733,7 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     return *known_[f.premises[0]];
   }
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
+  if (rule == "ring-assembly") return ring_assembly(f, instr);
   if (rule == "select-by-rank") return select_by_rank(f, instr);
   if (rule == "while-induction" || rule == "conditional-branches") return control_flow(f, instr);
   if (rule == "view") {

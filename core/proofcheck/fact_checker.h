@@ -60,6 +60,12 @@ class FactChecker {
   FactCheck collective(const verify::DerivedFact& f, const ir::Instruction& instr,
                        const verify::DerivedFact& p);
   FactCheck slice_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
+  FactCheck ring_step(const verify::DerivedFact& f, const ir::Instruction& instr,
+                      const verify::DerivedFact& p);
+  FactCheck ring_assembly(const verify::DerivedFact& f, const ir::Instruction& instr);
+  /// The k with offsets[d] = ((d's coordinate on `axis`) + k) mod n × size for every device.
+  std::optional<int64_t> ring_blocks(const std::vector<int64_t>& offsets, size_t axis,
+                                     int64_t size) const;
   FactCheck select_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// Rule `view`: premise p's shard moved to another dim (its block index moved along).
   FactCheck moved_block(const verify::DerivedFact& p, const verify::DerivedFact& f);

@@ -33,6 +33,9 @@ bool linear_in_first(const std::string& op) {
 }  // namespace
 
 TermId TermTable::scaled(double c, TermId x) {
+  // A scaled rotation is the rotation of the scaled value (rotations stay outermost).
+  if (const auto r = rotation_of(x); r && c != 1)
+    return rotated(scaled(c, r->base), r->dim, r->shift);
   if (terms_[x].op == "scale") {
     c *= std::stod(terms_[x].attrs.substr(2));
     x = terms_[x].args[0];

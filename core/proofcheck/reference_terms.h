@@ -84,6 +84,17 @@ class TermTable {
   /// the first one's base).
   TermId view_term(TermId base, const ir::DataView& view, ir::DType dtype);
 
+  /// `x` rotated along `dim` by `shift` elements (element i is element (i + shift) mod N of
+  /// x): block r of it is what rank r holds after ring steps pass blocks one rank on. A rotation
+  /// of a rotation along one dim is one rotation of the first one's value (none: x itself).
+  TermId rotated(TermId x, int64_t dim, int64_t shift);
+  struct Rotation {
+    TermId base = 0;
+    int64_t dim = 0, shift = 0;
+  };
+  /// The value x rotates and how, when x was made by rotated().
+  std::optional<Rotation> rotation_of(TermId x) const;
+
   /// Takes `value` (a reference value) to be non-zero, as a stated assumption says: then
   /// `select(value != 0, value, c)` is `value`.
   void assume_nonzero(TermId value) { nonzero_.push_back(value); }
@@ -120,6 +131,11 @@ class TermTable {
   std::optional<TermId> normal_form(const std::string& op, const std::string& attrs,
                                     const ir::Type& type, const std::vector<TermId>& args,
                                     const ir::Instruction* instr);
+  /// An elementwise op of a rotation (with splats, broadcasts repeated along the rotated dim,
+  /// or the same rotation of other values) as the rotation of the op.
+  std::optional<TermId> rotation_outside(const std::string& op, const std::string& attrs,
+                                         const ir::Type& type, const std::vector<TermId>& args,
+                                         const ir::Instruction* instr);
   /// An elementwise op of operands that are one view (scalars aside) as the view of the op.
   std::optional<TermId> view_outside(const std::string& op, const std::string& attrs,
                                      const ir::Type& type, const std::vector<TermId>& args);
@@ -147,6 +163,7 @@ class TermTable {
   std::vector<Term> terms_;
   std::unordered_map<std::string, TermId> index_;
   std::unordered_map<TermId, std::pair<TermId, ir::DataView>> views_;
+  std::unordered_map<TermId, Rotation> rotations_;
   std::unordered_map<const ir::Module*, std::vector<std::optional<TermId>>> nodes_;
 };
 

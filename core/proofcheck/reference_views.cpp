@@ -160,10 +160,49 @@ TermId TermTable::view_term(TermId base, const ir::DataView& view, ir::DType dty
   return out;
 }
 
+TermId TermTable::rotated(TermId x, int64_t dim, int64_t shift) {
+  const ir::Type type = terms_[x].type;  // a copy: making terms may move the table
+  if (!type.is_array() || dim < 0 || dim >= type.rank()) return x;
+  if (const auto r = rotation_of(x); r && r->dim == dim) {
+    x = r->base;
+    shift += r->shift;
+  }
+  const int64_t n = type.dim(dim);
+  shift = n > 0 ? ((shift % n) + n) % n : 0;
+  if (shift == 0) return x;
+  const TermId out = raw("rotate", "dim=" + std::to_string(dim) + ",shift=" + std::to_string(shift),
+                         type, {x}, terms_[x].splat);
+  rotations_.emplace(out, Rotation{x, dim, shift});
+  return out;
+}
+
+std::optional<TermTable::Rotation> TermTable::rotation_of(TermId x) const {
+  if (auto it = rotations_.find(x); it != rotations_.end()) return it->second;
+  return std::nullopt;
+}
+
 std::optional<TermId> TermTable::normal_form(const std::string& op, const std::string& attrs,
                                              const ir::Type& type, const std::vector<TermId>& args,
                                              const ir::Instruction* instr) {
+  // A dot of a value rotated along a free dim is the dot of the value, rotated along the dim
+  // that one becomes (batch dims, then the lhs's free dims, then the rhs's, each in order).
+  if (op == "dot" && args.size() == 2 && instr) {
+    for (size_t side = 0; side < 2; ++side) {
+      const auto r = rotation_of(args[side]);
+      const auto at =
+          r ? ir::dot_result_dim(instr->dims_attr("lhs_batch_dims"),
+                                 instr->dims_attr("lhs_contracting_dims"),
+                                 terms_[args[0]].type.rank(), instr->dims_attr("rhs_batch_dims"),
+                                 instr->dims_attr("rhs_contracting_dims"), side, r->dim)
+            : std::nullopt;
+      if (!at) continue;
+      std::vector<TermId> inner = args;
+      inner[side] = r->base;
+      return rotated(intern(op, attrs, type, std::move(inner), instr), *at, r->shift);
+    }
+  }
   if (instr && takes_elements(instr->opcode) && type.is_array()) {
+    if (auto rotation = rotation_outside(op, attrs, type, args, instr)) return rotation;
     if (auto outside = view_outside(op, attrs, type, args)) return outside;
   }
   if (op == "reduce" && args.size() == 2 && instr && type.is_array()) {
@@ -240,6 +279,34 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
   const TermId dot =
       raw("dot", text, ir::Type::array(type.dtype(), through->after.base), {*l, *r}, std::nullopt);
   return view_term(dot, through->after, type.dtype());
+}
+
+std::optional<TermId> TermTable::rotation_outside(const std::string& op, const std::string& attrs,
+                                                  const ir::Type& type,
+                                                  const std::vector<TermId>& args,
+                                                  const ir::Instruction* instr) {
+  std::optional<Rotation> rotation;
+  for (TermId a : args) {
+    if ((rotation = rotation_of(a))) break;
+  }
+  if (!rotation) return std::nullopt;
+  std::vector<TermId> inner;
+  for (TermId a : args) {
+    if (const auto r = rotation_of(a)) {
+      if (r->dim != rotation->dim || r->shift != rotation->shift) return std::nullopt;
+      inner.push_back(r->base);
+      continue;
+    }
+    // Splats, and broadcasts that repeat along the rotated dim, are their own rotation.
+    const Term& t = terms_[a];
+    const auto kept = t.op == "broadcast" ? permutation_of(t.attrs) : std::nullopt;
+    const bool repeated =
+        kept && std::find(kept->begin(), kept->end(), rotation->dim) == kept->end();
+    if (!t.splat && !repeated) return std::nullopt;
+    inner.push_back(a);
+  }
+  const Rotation r = *rotation;  // a copy: making terms may move the table
+  return rotated(intern(op, attrs, type, std::move(inner), instr), r.dim, r.shift);
 }
 
 std::optional<TermId> TermTable::view_outside(const std::string& op, const std::string& attrs,

@@ -104,6 +104,12 @@ class Checker {
   void random_as_assumption(const ir::Instruction& instr, Fact& f) const;
   bool lift_slice_by_rank(InstrId id);
   bool lift_select_by_rank(InstrId id);
+  bool lift_ring_assembly(InstrId id);
+  /// The per-device values of an index operand: computed from the rank, or a constant.
+  std::optional<PerDevice> offsets_by_device(InstrId o) const;
+  /// The k with offsets[d] = ((d's coordinate on `axis`) + k) mod n × size for every device d
+  /// (0 for each rank's own block), if there is one.
+  std::optional<int64_t> ring_blocks(const PerDevice& offsets, size_t axis, int64_t size) const;
   void offer_padded_broadcasts(InstrId user);
   void offer_shard_moves(InstrId user);
   void offer_dot_moves(InstrId user);
@@ -130,6 +136,8 @@ class Checker {
   void localise_by_value();
   /// For an all-reduce that summed equal copies: the reason it is the divergence.
   std::optional<std::string> sum_of_copies(InstrId id) const;
+  /// Why a dynamic-slice that takes another rank's block (a ring's step) is to blame, if it is.
+  std::optional<std::string> rotated_slice(InstrId id) const;
   void localise_at_outputs();
   void record_matches();
   /// Every fact as CheckResult::derivation, after saturation (e-classes and reference nodes
@@ -237,6 +245,18 @@ class Checker {
   PerValue<std::vector<uint32_t>> facts_of_;           ///< per distributed instruction
   std::vector<std::optional<PerDevice>> rank_values_;  ///< per distributed instruction
   std::vector<std::vector<InstrId>> users_;            ///< per distributed instruction
+  /// A ring's updates so far: which blocks (r + k for each k written) of `value` along `dim`
+  /// every rank r holds, and the updates' facts.
+  struct RingAssembly {
+    ClassId value = 0;
+    int32_t dim = 0;
+    size_t axis = 0;
+    std::vector<bool> written;
+    std::vector<uint32_t> premises;
+  };
+  std::unordered_map<InstrId, RingAssembly> assembly_;
+  /// The buffers a completed ring overwrote, and its steps before the last.
+  std::vector<InstrId> overwritten_;
   std::vector<Fact> facts_;
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.

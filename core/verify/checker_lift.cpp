@@ -74,6 +74,7 @@ void Checker::lift_instruction(InstrId id) {
   if (rank_values_[static_cast<size_t>(id)]) return;
   if (instr.opcode == ir::Opcode::kDynamicSlice && lift_slice_by_rank(id)) return;
   if (instr.opcode == ir::Opcode::kSelect && lift_select_by_rank(id)) return;
+  if (lift_ring_assembly(id)) return;
   // Known operands: all of them, or (a tuple collective, element by element) at least one.
   auto known = [&](InstrId o) {
     const auto& in = facts_of_[static_cast<size_t>(o)];
@@ -103,6 +104,7 @@ void Checker::lift_instruction(InstrId id) {
     bool replicated_broadcast;
   };
   std::vector<Candidate> candidates;
+  bool blockwise_only = false;  // a dot whose only reading is block by block, left unused
   for (size_t e = 0; e < elements; ++e) {
     ir::Instruction one = instr;
     std::vector<InstrId> operand_ids = instr.operands;
@@ -133,6 +135,7 @@ void Checker::lift_instruction(InstrId id) {
           // batched alike (attention over heads); elsewhere it only crowds the partial sum.
           if (l.term == Lift::Term::kBlockwise &&
               !ref_types_.count(types_.intern(l.ref_instr.type))) {
+            blockwise_only = true;
             continue;
           }
           std::string why;
@@ -168,6 +171,14 @@ void Checker::lift_instruction(InstrId id) {
     if (c.replicated_broadcast) add_broadcast_shards(id, c.lift, c.refs, c.fact);
   }
   if (!lifted && refusal) refuse(id, *refusal);
+  if (!lifted && !refusal && blockwise_only) {
+    // Each rank multiplies its own blocks of both operands (a column block of a row block in
+    // a ring over a column-parallel weight): a block of two dims along one axis, which no
+    // layout says; the program may well be right.
+    refuse(id, NoLift{"each rank multiplies its own blocks of both operands: the product is a "
+                      "block of two of its dims along one mesh axis (not modelled)",
+                      true});
+  }
   offer_reference_moves(id);
 }
 
@@ -231,22 +242,12 @@ bool Checker::lift_slice_by_rank(InstrId id) {
   // Per dim: the offsets per device (constants repeat).
   std::optional<int32_t> dim;
   std::optional<size_t> axis;
+  int64_t shift = 0;  // in blocks: rank r takes block r + shift (a ring's step)
   for (size_t i = 1; i < instr.operands.size(); ++i) {
     const auto k = static_cast<int64_t>(i - 1);
-    const InstrId o = instr.operands[i];
-    PerDevice offsets;
-    if (rank_values_[static_cast<size_t>(o)]) {
-      offsets = *rank_values_[static_cast<size_t>(o)];
-    } else {
-      // A constant offset: the same on every rank.
-      std::optional<double> c;
-      for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
-        if (facts_[f].layout.is_rep()) c = bridge_.number_value(facts_[f].ref);
-        if (c) break;
-      }
-      if (!c) return false;  // an offset the checker cannot evaluate per rank
-      offsets.assign(static_cast<size_t>(devices), static_cast<int64_t>(*c));
-    }
+    const auto by_device = offsets_by_device(instr.operands[i]);
+    if (!by_device) return false;  // an offset the checker cannot evaluate per rank
+    const PerDevice& offsets = *by_device;
     const int64_t size = instr.type.dim(k);
     const bool constant_zero =
         std::all_of(offsets.begin(), offsets.end(), [](int64_t v) { return v == 0; });
@@ -254,11 +255,10 @@ bool Checker::lift_slice_by_rank(InstrId id) {
     if (dim) return false;  // two dims move with the rank: not modelled
     for (size_t a = 0; a < mesh_.rank() && !axis; ++a) {
       if (mesh_.size(a) * size != x.dim(k)) continue;
-      bool matches = true;
-      for (int64_t d = 0; d < devices && matches; ++d) {
-        matches = offsets[static_cast<size_t>(d)] == mesh_.coordinate(d, a) * size;
+      if (auto q = ring_blocks(offsets, a, size)) {
+        axis = a;
+        shift = *q;
       }
-      if (matches) axis = a;
     }
     if (!axis) {
       std::string offs;
@@ -278,7 +278,7 @@ bool Checker::lift_slice_by_rank(InstrId id) {
     if (!facts_[f].layout.is_rep()) continue;
     Fact fact;
     fact.layout = Layout::on(mesh_, *axis, AxisLayout::shard(*dim));
-    fact.ref = facts_[f].ref;
+    fact.ref = bridge_.rotate(facts_[f].ref, *dim, shift * instr.type.dim(*dim));
     fact.rule = "dynamic-slice-by-rank";
     fact.premises = {f};
     lifted = add_fact(id, 0, std::move(fact)) || lifted;
@@ -288,6 +288,154 @@ bool Checker::lift_slice_by_rank(InstrId id) {
                           ", but operand 0 is not replicated",
                       true});
   }
+  return true;
+}
+
+std::optional<PerDevice> Checker::offsets_by_device(InstrId o) const {
+  if (rank_values_[static_cast<size_t>(o)]) return *rank_values_[static_cast<size_t>(o)];
+  // A constant offset: the same on every rank.
+  for (uint32_t f : facts_of_[static_cast<size_t>(o)][0]) {
+    if (!facts_[f].layout.is_rep()) continue;
+    if (const auto c = bridge_.number_value(facts_[f].ref)) {
+      return PerDevice(static_cast<size_t>(mesh_.device_count()), static_cast<int64_t>(*c));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> Checker::ring_blocks(const PerDevice& offsets, size_t axis,
+                                            int64_t size) const {
+  const int64_t n = mesh_.size(axis);
+  if (offsets.empty() || size <= 0 || offsets[0] % size != 0) return std::nullopt;
+  const int64_t shift = ((offsets[0] / size - mesh_.coordinate(0, axis)) % n + n) % n;
+  for (int64_t d = 0; d < mesh_.device_count(); ++d) {
+    if (offsets[static_cast<size_t>(d)] != (mesh_.coordinate(d, axis) + shift) % n * size) {
+      return std::nullopt;
+    }
+  }
+  return shift;
+}
+
+/// dynamic-update-slice(buffer, update, offsets by rank) where the update is a shard of a value
+/// rotated by k blocks (rank r holds block r + k: a ring step of a windowed einsum) and each
+/// rank writes it at that block's own place: after the steps of one ring have written every
+/// block on every rank, each rank holds the whole value (rule `ring-assembly`, replicated). The
+/// steps before are remembered per node; the last one, if blocks are left unwritten, is where
+/// the ring goes wrong. True when it applied.
+bool Checker::lift_ring_assembly(InstrId id) {
+  const ir::Computation& comp = dist_.entry();
+  const ir::Instruction& instr = comp[id];
+  if (instr.opcode != ir::Opcode::kDynamicUpdateSlice || instr.operands.size() < 3 ||
+      !instr.type.is_array()) {
+    return false;
+  }
+  const InstrId buffer = instr.operands[0], update = instr.operands[1];
+  const ir::Type& u = comp[update].type;
+  if (!u.is_array() || u.rank() != instr.type.rank() ||
+      instr.operands.size() != static_cast<size_t>(u.rank()) + 2) {
+    return false;
+  }
+  // The one dim the rank's offset moves along (every other written whole, at 0).
+  std::optional<int32_t> dim;
+  PerDevice along;
+  bool by_rank = false;
+  for (int64_t k = 0; k < u.rank(); ++k) {
+    const InstrId o = instr.operands[static_cast<size_t>(k) + 2];
+    by_rank = by_rank || rank_values_[static_cast<size_t>(o)].has_value();
+    const auto offsets = offsets_by_device(o);
+    if (!offsets) return false;
+    const bool zero =
+        std::all_of(offsets->begin(), offsets->end(), [](int64_t v) { return v == 0; });
+    if (zero && u.dim(k) == instr.type.dim(k)) continue;
+    if (dim) return false;
+    dim = static_cast<int32_t>(k);
+    along = *offsets;
+  }
+  if (!by_rank || !dim) return false;
+  const int64_t block = u.dim(*dim), whole = instr.type.dim(*dim);
+  const auto& chunks = facts_of_[static_cast<size_t>(update)];
+  if (chunks.size() != 1) return false;
+  bool sharded = false;
+  for (uint32_t f : chunks[0]) {
+    const Layout& l = facts_[f].layout;
+    for (size_t a = 0; a < mesh_.rank(); ++a) {
+      const AxisLayout& p = l.axes[a];
+      if (!p.is_shard() || p.dim != *dim || p.full >= 0) continue;
+      sharded = true;
+      if (!(l == Layout::on(mesh_, a, p)) || mesh_.size(a) * block != whole) continue;
+      ClassId value = facts_[f].ref;
+      int64_t shift = 0;
+      if (const auto r = bridge_.rotation_of(value); r && r->dim == *dim) {
+        value = r->base;
+        shift = r->shift;
+      }
+      const auto t = types_.type(g_.type_of(value));
+      if (!t || t->dims() != instr.type.dims() || shift % block != 0) continue;
+      if (ring_blocks(along, a, block) != shift / block) continue;
+      RingAssembly state;
+      if (auto it = assembly_.find(buffer); it != assembly_.end() && it->second.axis == a &&
+                                            it->second.dim == *dim &&
+                                            g_.find(it->second.value) == g_.find(value)) {
+        state = it->second;
+      } else {
+        state =
+            RingAssembly{value, *dim, a, std::vector<bool>(static_cast<size_t>(mesh_.size(a))), {}};
+      }
+      state.written[static_cast<size_t>(shift / block)] = true;
+      state.premises.push_back(f);
+      const bool whole_value =
+          std::all_of(state.written.begin(), state.written.end(), [](bool w) { return w; });
+      if (whole_value) {
+        // The buffer and the steps before are overwritten: their values are no suspects.
+        InstrId step = id;
+        for (size_t k = 0; k < state.premises.size(); ++k) {
+          step = comp[step].operands[0];
+          overwritten_.push_back(step);
+        }
+        Fact fact;
+        fact.layout = Layout::replicated(mesh_.rank());
+        fact.ref = value;
+        fact.rule = "ring-assembly";
+        fact.premises = state.premises;
+        add_fact(id, 0, std::move(fact));
+        return true;
+      }
+      const auto& users = users_of(id);
+      const bool continued = std::any_of(users.begin(), users.end(), [&](InstrId v) {
+        return comp[v].opcode == ir::Opcode::kDynamicUpdateSlice && comp[v].operands[0] == id;
+      });
+      if (!continued) {
+        std::string missing;
+        for (size_t q = 0; q < state.written.size(); ++q) {
+          if (!state.written[q]) missing += (missing.empty() ? "r+" : ", r+") + std::to_string(q);
+        }
+        refuse(id, NoLift{"the ring's updates write only some blocks of dimension " +
+                          std::to_string(*dim) + " on each rank r: blocks " + missing + " (mod " +
+                          std::to_string(mesh_.size(a)) + ") of " + mesh_.name(a) +
+                          " are never written"});
+      }
+      assembly_[id] = std::move(state);
+      return true;
+    }
+  }
+  if (!sharded) return false;
+  // A block of a rotation the bridge could not take out of an op (its value is still rotated
+  // somewhere inside): which block a rank writes is not known, so nothing is concluded.
+  const bool rotated = std::any_of(chunks[0].begin(), chunks[0].end(), [&](uint32_t f) {
+    return bridge_.built_on_rotation(facts_[f].ref) && !bridge_.rotation_of(facts_[f].ref);
+  });
+  if (rotated) {
+    refuse(id, NoLift{"it writes a block passed along a ring through an op the checker does "
+                      "not follow blocks through (rotated values)",
+                      true});
+    return true;
+  }
+  std::string offs;
+  for (int64_t d = 0; d < mesh_.device_count() && d < 8; ++d) {
+    offs += (d ? ", " : "") + std::to_string(along[static_cast<size_t>(d)]);
+  }
+  refuse(id, NoLift{"its offsets along dimension " + std::to_string(*dim) + " are " + offs +
+                    " by device: not where the block each rank writes belongs"});
   return true;
 }
 
@@ -458,6 +606,9 @@ std::optional<Fact> Checker::fact_of(const ir::Instruction& instr, const Lift& l
       f.ref = bridge_.view(refs[lift.operand], *lift.view, t->dtype());
       return f;
     }
+    case Lift::Term::kRotated:
+      f.ref = bridge_.rotate(refs[lift.operand], lift.rotation_dim, lift.rotation);
+      return f;
     case Lift::Term::kScaled:
       f.ref = bridge_.scale(refs[lift.operand], lift.factor);
       f.apply = true;  // a value of its own, which the reference may never compute

@@ -225,6 +225,22 @@ void Checker::localise_by_value() {
   std::vector<bool> unmodelled(comp.size(), false), downstream(comp.size(), false),
       meets(comp.size(), false), feeds(comp.size(), false);
   for (InstrId u : unmodelled_) unmodelled[static_cast<size_t>(u)] = true;
+  // In a program that passes values along rings, a slice of another rank's block that no
+  // completed ring writes back is a step of a ring the checker does not follow (one that passes
+  // partial sums along): not judged by value.
+  const bool rings = std::any_of(order->begin(), order->end(), [&](InstrId u) {
+    return comp[u].opcode == ir::Opcode::kCollectivePermute ||
+           comp[u].opcode == ir::Opcode::kCollectivePermuteStart;
+  });
+  for (InstrId u : *order) {
+    if (!rings || redeemed[static_cast<size_t>(u)] || !rotated_slice(u)) continue;
+    if (!std::any_of(unmodelled.begin(), unmodelled.end(), [](bool b) { return b; })) {
+      result_.notes.push_back("could not follow " + comp[u].name +
+                              " (`dynamic-slice`): it takes another rank's block, a step of a "
+                              "ring the checker does not follow (one that passes partial sums)");
+    }
+    unmodelled[static_cast<size_t>(u)] = true;
+  }
   // An op known only by its called computation (a sort's comparator, a reduce-window's body)
   // that no reference op matches may still compute what the reference does another way.
   for (InstrId id : *order) {
@@ -249,9 +265,20 @@ void Checker::localise_by_value() {
           feeds[static_cast<size_t>(*it)] || unmodelled[k] || feeds[k];
     }
   }
-  // Whether operand o stands for a reference value (a collective's view of one counts).
+  std::vector<bool> overwritten(comp.size(), false);
+  for (InstrId o : overwritten_) overwritten[static_cast<size_t>(o)] = true;
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {  // and what only they read
+    const auto& users = users_of[static_cast<size_t>(*it)];
+    if (!users.empty() && std::all_of(users.begin(), users.end(), [&](InstrId u) {
+          return overwritten[static_cast<size_t>(u)];
+        })) {
+      overwritten[static_cast<size_t>(*it)] = true;
+    }
+  }
+  // Whether operand o stands for a reference value (a collective's view of one counts; a
+  // buffer a ring overwrites whole does not matter).
   auto matches_reference = [&](InstrId o) {
-    bool any = redeemed[static_cast<size_t>(o)];
+    bool any = redeemed[static_cast<size_t>(o)] || overwritten[static_cast<size_t>(o)];
     for (const auto& element : facts_of_[static_cast<size_t>(o)]) {
       for (uint32_t f : element) any = any || in_ref(f) || !facts_[f].apply;
     }
@@ -291,7 +318,7 @@ void Checker::localise_by_value() {
   }
   for (InstrId id : *order) {
     const auto at = static_cast<size_t>(id);
-    if (mean_factor[at]) continue;
+    if (mean_factor[at] || overwritten[at]) continue;
     if ((downstream[at] || meets[at]) && !feeds[at]) continue;
     // The reshape or transpose that cuts a value for an all-to-all is part of the exchange: what
     // comes out of the exchange is judged, not the cut.
@@ -303,10 +330,22 @@ void Checker::localise_by_value() {
     }
     // A constant used only in index arithmetic on the rank (evaluated per device, never
     // related to the reference) is no suspect.
+    // Nor is one used only as an offset of dynamic slices and updates.
     const auto& users = users_of[static_cast<size_t>(id)];
+    auto as_index = [&](InstrId u) {
+      const ir::Instruction& user = comp[u];
+      const size_t first = user.opcode == ir::Opcode::kDynamicSlice         ? 1
+                           : user.opcode == ir::Opcode::kDynamicUpdateSlice ? 2
+                                                                            : user.operands.size();
+      for (size_t k = 0; k < first && k < user.operands.size(); ++k) {
+        if (user.operands[k] == id) return false;
+      }
+      return first < user.operands.size();
+    };
     if (comp[id].operands.empty() && !users.empty() &&
-        std::all_of(users.begin(), users.end(),
-                    [&](InstrId u) { return rank_values_[static_cast<size_t>(u)].has_value(); })) {
+        std::all_of(users.begin(), users.end(), [&](InstrId u) {
+          return rank_values_[static_cast<size_t>(u)].has_value() || as_index(u);
+        })) {
       continue;
     }
     // Some element (of a tuple-valued op, any) built by the op itself and equal to nothing of
@@ -320,11 +359,26 @@ void Checker::localise_by_value() {
       }
       differs = differs || (applied && !matches);
     }
-    if (!differs || redeemed[at] || !live[at]) continue;
-    const bool operands_match = std::all_of(
-        comp[id].operands.begin(), comp[id].operands.end(),
-        [&](InstrId o) { return mean_factor[static_cast<size_t>(o)] || matches_reference(o); });
+    // A slice of another rank's block (a ring's step) that no ring puts back in place.
+    const auto slice = rotated_slice(id);
+    if (!(differs || slice) || redeemed[at] || !live[at]) continue;
+    // (A dynamic slice's or update's offsets are indices, not values.)
+    const size_t values = comp[id].opcode == ir::Opcode::kDynamicSlice ? 1
+                          : comp[id].opcode == ir::Opcode::kDynamicUpdateSlice
+                              ? 2
+                              : comp[id].operands.size();
+    bool operands_match = true;
+    for (size_t k = 0; k < comp[id].operands.size() && k < values; ++k) {
+      const InstrId o = comp[id].operands[k];
+      operands_match =
+          operands_match && (mean_factor[static_cast<size_t>(o)] || matches_reference(o));
+    }
     if (!operands_match) continue;
+    if (slice) {
+      result_.divergence = describe(id, *slice);
+      result_.divergence->by_value = true;
+      return;
+    }
     if (auto earlier = trace_to_first_difference(id)) {
       result_.divergence = std::move(earlier);
       return;
@@ -345,6 +399,26 @@ void Checker::localise_by_value() {
     return;
   }
   localise_at_outputs();
+}
+
+std::optional<std::string> Checker::rotated_slice(InstrId id) const {
+  const ir::Instruction& instr = dist_.entry()[id];
+  if (instr.opcode != ir::Opcode::kDynamicSlice) return std::nullopt;
+  for (const auto& element : facts_of_[static_cast<size_t>(id)]) {
+    for (uint32_t f : element) {
+      const auto r = bridge_.rotation_of(facts_[f].ref);
+      if (facts_[f].rule != "dynamic-slice-by-rank" || !r) continue;
+      const auto offsets = offsets_by_device(instr.operands[static_cast<size_t>(r->dim) + 1]);
+      std::string offs;
+      for (size_t d = 0; offsets && d < offsets->size() && d < 8; ++d) {
+        offs += (d ? ", " : "") + std::to_string((*offsets)[d]);
+      }
+      return "its offsets along dimension " + std::to_string(r->dim) + " are " + offs +
+             " by device: each rank takes another rank's block (a ring's step), and no ring "
+             "writes the blocks back at their places";
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> Checker::sum_of_copies(InstrId id) const {

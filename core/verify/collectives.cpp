@@ -100,13 +100,29 @@ std::variant<Lift, NoLift> all_to_all(const ir::Instruction& instr, const Operan
   return l;
 }
 
+/// The steps along `axis` by which every pair of a collective-permute moves a value: the k
+/// with each target at position (its source's position − k) mod n along the axis, so that rank
+/// r receives what rank r + k held. nullopt when the pairs are no such rotation.
+std::optional<int64_t> ring_shift(const ir::SourceTargetPairs& pairs, const Mesh& mesh,
+                                  size_t axis) {
+  const int64_t n = mesh.size(axis);
+  std::optional<int64_t> shift;
+  for (const auto& [from, to] : pairs) {
+    const int64_t k = ((mesh.coordinate(from, axis) - mesh.coordinate(to, axis)) % n + n) % n;
+    if (shift && *shift != k) return std::nullopt;
+    shift = k;
+  }
+  return shift;
+}
+
 /// collective-permute(x): rank t receives rank s's value for each pair (s, t); a rank that
 /// receives nothing gets zeros, so every device must receive once. When the pairs move values
 /// along one mesh axis only, what x is on the other axes is kept (each rank receives from one
 /// with the same coordinates there), and on that axis a replicated value stays replicated and
 /// a partial one partial (the ranks of each group still hold the same parts, permuted) — unless
-/// another axis is partial too, whose groups the move would mix. A shard moved to other ranks
-/// (a ring passing blocks) is not modelled.
+/// another axis is partial too, whose groups the move would mix. A shard passed along a ring
+/// (every rank receives from the rank k positions on) is a shard of the value rotated by k
+/// blocks (rule `ring-step`).
 std::variant<Lift, NoLift> permuted(const ir::Instruction& instr, const OperandView& x,
                                     const Mesh& mesh) {
   const std::string name = quoted(instr);
@@ -145,6 +161,22 @@ std::variant<Lift, NoLift> permuted(const ir::Instruction& instr, const OperandV
   const bool bijective = std::all_of(sent.begin(), sent.end(), [](int n) { return n == 1; });
   if (moved == 1 && p.is_partial() && !other_partial && bijective) {
     return keep(x.layout, x.ref_type, "collective-permute");
+  }
+  bool dim_shared = false;  // another axis sharding the same dim: blocks within blocks
+  for (size_t a = 0; a < mesh.rank(); ++a) {
+    dim_shared =
+        dim_shared || (a != axis && x.layout.axes[a].is_shard() && x.layout.axes[a].dim == p.dim);
+  }
+  if (moved == 1 && p.is_shard() && p.full < 0 && !dim_shared && bijective) {
+    if (auto shift = ring_shift(*pairs, mesh, axis)) {
+      // Rank r now holds block r + shift of the value: block r of it rotated by that many
+      // blocks.
+      Lift l = keep(x.layout, x.ref_type, "ring-step");
+      l.term = Lift::Term::kRotated;
+      l.rotation_dim = p.dim;
+      l.rotation = *shift * (x.ref_type.dim(p.dim) / mesh.size(axis));
+      return l;
+    }
   }
   return NoLift{says(x, mesh) + ": " + name + " moves " +
                     (p.is_shard() ? "shards" : "partial values") + " between the ranks of " +

@@ -36,6 +36,9 @@ struct Lift {
     kView,
     /// operand `operand`'s reference term times `factor` (a sum of equal copies)
     kScaled,
+    /// operand `operand`'s reference term rotated along `rotation_dim` by `rotation` elements
+    /// (TermBridge::rotate): a shard passed one rank on along a ring
+    kRotated,
   };
   Layout layout;
   Term term = Term::kApply;
@@ -47,6 +50,8 @@ struct Lift {
   std::vector<int64_t> block_order;  ///< kBlockwise: the blocks moved next to their dim
   std::optional<ir::DataView> view;  ///< kView
   double factor = 1;                 ///< kScaled
+  int32_t rotation_dim = -1;         ///< kRotated
+  int64_t rotation = 0;              ///< kRotated
   std::string rule;  ///< the semantics applied, for proofs: "factor:dot", "all-reduce"…
 };
 

@@ -1,5 +1,6 @@
 #include "verify/term_bridge.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -81,8 +82,14 @@ std::optional<std::string> reducer_name(const ir::Module& module, ir::CompId com
 ClassId TermBridge::add(std::string_view op, Attrs attrs, std::span<const ClassId> children,
                         egraph::TypeId type) {
   egraph::ENode n{vocab_.symbol(op), vocab_.payload(std::move(attrs)), {}};
-  for (ClassId c : children) n.children.push_back(c);
-  return g_.add_node(std::move(n), type);
+  bool rotated = false;
+  for (ClassId c : children) {
+    n.children.push_back(c);
+    rotated = rotated || on_rotation_.count(c) > 0;
+  }
+  const ClassId out = g_.add_node(std::move(n), type);
+  if (rotated) on_rotation_.insert(out);
+  return out;
 }
 
 ClassId TermBridge::number_view(ClassId c) const {
@@ -327,6 +334,21 @@ std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
   const auto lt = types_.type(g_.type_of(operands[0]));
   const auto rt = types_.type(g_.type_of(operands[1]));
   if (!lt || !rt) return std::nullopt;
+  // A rotation along a free dim is the rotation of the dot along the dim that one becomes.
+  for (size_t side = 0; side < 2; ++side) {
+    const auto r = rotation_of(operands[side]);
+    const auto at = r ? ir::dot_result_dim(instr.dims_attr("lhs_batch_dims"),
+                                           instr.dims_attr("lhs_contracting_dims"), lt->rank(),
+                                           instr.dims_attr("rhs_batch_dims"),
+                                           instr.dims_attr("rhs_contracting_dims"), side, r->dim)
+                      : std::nullopt;
+    if (!at) continue;
+    ClassId kids[] = {operands[0], operands[1]};
+    kids[side] = r->base;
+    const auto inner = normal_dot(instr, kids, type);
+    if (!inner) return std::nullopt;
+    return rotate(*inner, *at, r->shift);
+  }
   const auto n = ir::dot_normal_form(
       instr.dims_attr("lhs_batch_dims"), instr.dims_attr("lhs_contracting_dims"), lt->rank(),
       instr.dims_attr("rhs_batch_dims"), instr.dims_attr("rhs_contracting_dims"), rt->rank());
@@ -365,6 +387,64 @@ std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
   return emit_view(dot, through->after, dtype);
 }
 
+ClassId TermBridge::rotate(ClassId x, int64_t dim, int64_t shift) {
+  const auto t = types_.type(g_.type_of(x));
+  if (!t || !t->is_array() || dim < 0 || dim >= t->rank()) return x;
+  const int64_t n = t->dim(dim);
+  if (const auto r = rotation_of(x); r && r->dim == dim) {
+    x = r->base;
+    shift += r->shift;
+  }
+  shift = n > 0 ? ((shift % n) + n) % n : 0;
+  if (shift == 0) return x;
+  auto part = [&](int64_t from, int64_t to) {
+    std::vector<int64_t> start(static_cast<size_t>(t->rank()), 0),
+        limit = t->dims(), stride(static_cast<size_t>(t->rank()), 1), dims = t->dims();
+    start[static_cast<size_t>(dim)] = from;
+    limit[static_cast<size_t>(dim)] = to;
+    dims[static_cast<size_t>(dim)] = to - from;
+    const ClassId kids[] = {x};
+    return add("slice", {{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}},
+               kids, types_.intern(ir::Type::array(t->dtype(), dims)));
+  };
+  const ClassId parts[] = {part(shift, n), part(0, shift)};
+  const ClassId out = concatenate(parts, dim, *t);
+  rotations_.emplace(out, Rotation{x, dim, shift});
+  on_rotation_.insert(out);
+  return out;
+}
+
+std::optional<ClassId> TermBridge::elementwise_rotation(const std::string& name,
+                                                        std::span<const ClassId> operands,
+                                                        egraph::TypeId type) {
+  std::optional<Rotation> rotation;
+  for (ClassId k : operands) {
+    if ((rotation = rotation_of(k))) break;
+  }
+  if (!rotation) return std::nullopt;
+  std::vector<ClassId> inner;
+  for (ClassId k : operands) {
+    if (const auto r = rotation_of(k)) {
+      if (r->dim != rotation->dim || r->shift != rotation->shift) return std::nullopt;
+      inner.push_back(r->base);
+      continue;
+    }
+    // Numbers, and broadcasts that repeat along the rotated dim, are their own rotation.
+    const auto b = broadcasts_.find(k);
+    const bool repeated = b != broadcasts_.end() &&
+                          std::find(b->second.kept.begin(), b->second.kept.end(), rotation->dim) ==
+                              b->second.kept.end();
+    if (g_.type_of(k) != TypeTable::kNumber && !repeated) return std::nullopt;
+    inner.push_back(k);
+  }
+  return rotate(add(name, {}, inner, type), rotation->dim, rotation->shift);
+}
+
+std::optional<TermBridge::Rotation> TermBridge::rotation_of(ClassId x) const {
+  if (auto it = rotations_.find(x); it != rotations_.end()) return it->second;
+  return std::nullopt;
+}
+
 ClassId TermBridge::concatenate(std::span<const ClassId> parts, int64_t dim, const ir::Type& type) {
   return add("concatenate", {{"dimensions", std::vector<int64_t>{dim}}}, parts,
              types_.intern(type));
@@ -401,7 +481,10 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
   // Elementwise ops (and select, clamp) are written without attributes: their type follows
   // from the operands (rules/README.md, "Tensor rules").
   if (ir::is_elementwise(op) || op == Opcode::kSelect || op == Opcode::kClamp) {
-    if (op != Opcode::kCopy) return done(add(name, {}, kids, tid));
+    if (op != Opcode::kCopy) {
+      if (auto rotated = elementwise_rotation(name, kids, tid)) return done(*rotated);
+      return done(add(name, {}, kids, tid));
+    }
   }
   switch (op) {
     case Opcode::kParameter:

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "egraph/egraph.h"
 #include "egraph/vocabulary.h"
@@ -80,6 +81,22 @@ class TermBridge {
   /// The operand x repeats, when the bridge wrote x as a broadcast of an array.
   std::optional<egraph::ClassId> broadcast_of(egraph::ClassId x) const;
 
+  /// x rotated along `dim` by `shift` elements (element i of the result is element
+  /// (i + shift) mod N of x, N its extent): block r of such a value is what rank r holds after
+  /// ring steps pass blocks one rank on (a windowed einsum). Written as
+  /// `(concatenate (slice x shift:N) (slice x 0:shift))`; a rotation of a rotation along one dim
+  /// is one rotation of the first one's value, by the shifts' sum (none: x itself).
+  egraph::ClassId rotate(egraph::ClassId x, int64_t dim, int64_t shift);
+  struct Rotation {
+    egraph::ClassId base;
+    int64_t dim = 0, shift = 0;
+  };
+  /// The value x rotates and how, when the bridge wrote x as a rotation.
+  std::optional<Rotation> rotation_of(egraph::ClassId x) const;
+  /// Whether the bridge built x from a rotation (at any depth): which block of it a rank holds
+  /// is then more than its layout says, where no normal form took the rotation out.
+  bool built_on_rotation(egraph::ClassId x) const { return on_rotation_.count(x) > 0; }
+
   /// `(get-tuple-element t :index i)` of type `type`.
   egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);
 
@@ -103,6 +120,11 @@ class TermBridge {
   /// Neuron's RMS norm of a view as a view of the norm (ir::norm_through): x, weight, epsilon.
   std::optional<egraph::ClassId> normal_rms_norm(std::span<const egraph::ClassId> operands,
                                                  int64_t axis, const ir::Type& type);
+  /// An elementwise op of a rotation (with numbers, broadcasts repeated along the rotated dim,
+  /// or the same rotation of other values) as the rotation of the op.
+  std::optional<egraph::ClassId> elementwise_rotation(const std::string& name,
+                                                      std::span<const egraph::ClassId> operands,
+                                                      egraph::TypeId type);
   /// A dot with its operands in (batch, free, contracting) order.
   std::optional<egraph::ClassId> normal_dot(const ir::Instruction& instr,
                                             std::span<const egraph::ClassId> operands,
@@ -119,6 +141,9 @@ class TermBridge {
     std::vector<int64_t> kept, shape;
   };
   std::unordered_map<egraph::ClassId, Broadcast> broadcasts_;
+  /// Per class written as a rotation (rotate()).
+  std::unordered_map<egraph::ClassId, Rotation> rotations_;
+  std::unordered_set<egraph::ClassId> on_rotation_;  ///< rotations and terms built on them
   /// Per class written as a view: the value it moves and the view.
   std::unordered_map<egraph::ClassId, std::pair<egraph::ClassId, ir::DataView>> views_;
 };

@@ -63,6 +63,17 @@ Expected<std::vector<Value>> simulate_ranks(const ir::Module& module, int64_t ra
           out = (*exchanged)[static_cast<size_t>(place)];
           break;
         }
+        case ir::Opcode::kCollectivePermute: {
+          // Rank r receives the operand of the rank that sends to it; zeros when none does.
+          const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
+          Tensor received = operand(r, 0);
+          std::fill(received.data.begin(), received.data.end(), 0.0);
+          for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
+            if (to == r && from >= 0 && from < ranks) received = operand(from, 0);
+          }
+          out = std::move(received);
+          break;
+        }
         case ir::Opcode::kReduceScatter: {
           const int64_t size = instr.type.dim(dims.at(0));
           out = eval::mesh::chunk(eval::mesh::combine(parts, eval::mesh::Reduction::kSum),

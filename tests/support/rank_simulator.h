@@ -15,7 +15,7 @@ namespace scalify::test {
 
 /// The ENTRY result of every rank. `args[r]` are rank r's parameters. Collectives combine the
 /// ranks of each replica group (device ids), or all ranks when none are written, and reduce
-/// with add.
+/// with add; a collective-permute passes values along its source-target pairs.
 Expected<std::vector<eval::Value>> simulate_ranks(
     const ir::Module& module, int64_t ranks, const std::vector<std::vector<eval::Value>>& args);
 

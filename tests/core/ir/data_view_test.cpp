@@ -489,3 +489,17 @@ TEST_CASE("DataView: a dot of views is a view of a dot, numerically", "[ir][data
   CHECK_FALSE(
       scalify::ir::dot_through(DataView::identity({8, 3}), DataView::identity({3, 5}), 0, 1));
 }
+
+TEST_CASE("DataView: where a dot's free dims land in its result", "[ir][data_view]") {
+  using scalify::ir::dot_result_dim;
+  const std::vector<int64_t> batch{0}, lhs_contracting{2}, rhs_contracting{1};
+  // dot(f32[2,8,4] l, f32[2,4,6] r): result [2,8,6].
+  CHECK(dot_result_dim(batch, lhs_contracting, 3, batch, rhs_contracting, 0, 1) == 1);
+  CHECK(dot_result_dim(batch, lhs_contracting, 3, batch, rhs_contracting, 1, 2) == 2);
+  CHECK_FALSE(dot_result_dim(batch, lhs_contracting, 3, batch, rhs_contracting, 0, 2));
+  CHECK_FALSE(dot_result_dim(batch, lhs_contracting, 3, batch, rhs_contracting, 1, 0));
+  // A matmul of f32[4,8] and f32[8,6] with the lhs contracting dim 1: its rows stay dim 0.
+  const std::vector<int64_t> none, one{1}, zero{0};
+  CHECK(dot_result_dim(none, one, 2, none, zero, 0, 0) == 0);
+  CHECK(dot_result_dim(none, one, 2, none, zero, 1, 1) == 1);
+}

@@ -70,9 +70,11 @@ ENTRY e {
   test::check_proof_accepted(kRef, dist, *r);
 }
 
-TEST_CASE("collective-permute: shards passed around a ring are not modelled, and not blamed",
+TEST_CASE("collective-permute: a shard passed along a ring is a shard of the rotated value",
           "[verify]") {
-  const std::string dist = R"(HloModule d, num_partitions=2
+  // Column-parallel on tp=2, the ranks' blocks swapped before the output: each rank returns
+  // the other's columns, which is the permute's fault; swapped back, it is right again.
+  const std::string swapped = R"(HloModule d, num_partitions=2
 ENTRY e {
   x = f32[4,8] parameter(0)
   w = f32[8,3] parameter(1)
@@ -81,9 +83,19 @@ ENTRY e {
   ROOT t = f32[4,3] tanh(p)
 }
 )";
-  const verify::CheckResult r = test::check_texts(dist, kRef);
-  CHECK(r.verdict == verify::Verdict::kInconclusive);
-  CHECK(test::noted(r, "moves shards between the ranks of tp (not supported yet)"));
+  const verify::CheckResult r = test::check_texts(swapped, kRef);
+  REQUIRE(r.verdict == verify::Verdict::kDivergent);
+  CHECK(r.divergence->dist_node == "t");
+  CHECK_THAT(r.divergence->reason,
+             Catch::Contains("'p' (`collective-permute`) is one op too many"));
+  std::string back = swapped;
+  const std::string root = "  ROOT t = f32[4,3] tanh(p)";
+  back.replace(back.find(root), root.size(),
+               "  q = f32[4,3] collective-permute(p), source_target_pairs={{0,1},{1,0}}\n"
+               "  ROOT t = f32[4,3] tanh(q)");
+  const verify::CheckResult twice = test::check_texts(back, kRef);
+  CHECK(twice.verdict == verify::Verdict::kEquivalent);
+  test::check_proof_accepted(kRef, back, twice);
 }
 
 }  // namespace scalify

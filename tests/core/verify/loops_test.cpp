@@ -393,8 +393,9 @@ TEST_CASE("conditionals: branches that take nothing (an empty tuple) are checked
 TEST_CASE("loops: XLA's windowed einsum unrolls, and its shard ring is not called a bug",
           "[verify][corpus]") {
   // The all-gather loop of a collective matmul: each rank passes its row block around the ring
-  // (collective-permute) and writes dot(block, W) at the block's rows. The checker does not
-  // model shards moved between ranks: inconclusive, naming the permute, never divergent.
+  // (collective-permute) and writes dot(block, W) at the block's rows. Each rank's row block
+  // meets its own column block of W: the product is a block of two dims along one axis, which
+  // the checker does not model: inconclusive, naming that dot, never divergent.
   const std::string path =
       test::corpus_dir() + "/xla/tests_extracted/windowed_einsum_AgLoops_post_spmd.hlo";
   const std::string ref = R"(HloModule windowed_einsum_reference
@@ -408,7 +409,7 @@ ENTRY e {
   const verify::CheckResult r = check(test::read_file(path), ref);
   CHECK(r.verdict == verify::Verdict::kInconclusive);
   CHECK(noted(r, "1 while loop unrolled"));
-  CHECK(noted(r, "could not follow while.iter0.collective-permute.send_first_lhs_shard"));
+  CHECK(noted(r, "could not follow while.iter0.dot.2"));
 }
 
 }  // namespace scalify
