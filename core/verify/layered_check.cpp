@@ -23,7 +23,8 @@ namespace {
 /// 3: outputs held to their ROOT's annotation, annotations the mesh cannot read bind nothing.
 /// 4: Neuron's GELU calls elementwise, RMS norms of views written as views of norms.
 /// 5: dots of operands whose free factors a view reordered written as moved dots.
-constexpr std::string_view kCheckerVersion = "scalify-check-5";
+/// 6: shards passed along rings (rotations) and their assembly followed.
+constexpr std::string_view kCheckerVersion = "scalify-check-6";
 
 const std::string& rules_version() {
   static const std::string version = [] {
