@@ -434,8 +434,26 @@ bool Checker::lift_ring_assembly(InstrId id) {
   for (int64_t d = 0; d < mesh_.device_count() && d < 8; ++d) {
     offs += (d ? ", " : "") + std::to_string(along[static_cast<size_t>(d)]);
   }
+  // The first device that writes its block elsewhere, when the block it holds is known.
+  std::string first;
+  for (uint32_t f : chunks[0]) {
+    for (size_t a = 0; a < mesh_.rank() && first.empty(); ++a) {
+      const AxisLayout& p = facts_[f].layout.axes[a];
+      if (!p.is_shard() || p.dim != *dim || mesh_.size(a) * block != whole) continue;
+      const auto r = bridge_.rotation_of(facts_[f].ref);
+      const int64_t shift = r && r->dim == *dim ? r->shift / block : 0;
+      for (int64_t d = 0; d < mesh_.device_count() && first.empty(); ++d) {
+        const int64_t holds = (mesh_.coordinate(d, a) + shift) % mesh_.size(a);
+        if (along[static_cast<size_t>(d)] == holds * block) continue;
+        const int64_t at = along[static_cast<size_t>(d)];
+        first = " (device " + std::to_string(d) + " holds block " + std::to_string(holds) +
+                " and writes it at offset " + std::to_string(at) +
+                (at % block == 0 ? ", block " + std::to_string(at / block) + "'s place" : "") + ")";
+      }
+    }
+  }
   refuse(id, NoLift{"its offsets along dimension " + std::to_string(*dim) + " are " + offs +
-                    " by device: not where the block each rank writes belongs"});
+                    " by device: not where the block each rank writes belongs" + first});
   return true;
 }
 

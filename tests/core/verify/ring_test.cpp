@@ -121,7 +121,10 @@ TEST_CASE("a ring's mistakes are found at the write that goes wrong", "[check][r
     const char* reason;
   };
   const Bug bugs[] = {
-      {"blocks passed the other way", {.pairs = "{0,1},{1,2},{2,3},{3,0}"}, "acc2", "not where"},
+      {"blocks passed the other way",
+       {.pairs = "{0,1},{1,2},{2,3},{3,0}"},
+       "acc2",
+       "device 0 holds block 3 and writes it at offset 2"},
       {"offsets out of order", {.table = "{0, 4, 2, 6}"}, "acc1", "not where"},
       {"a step missing", {.steps = 3}, "acc3", "never written"},
       {"a block passed on twice", {.permute_source = 2}, "acc4", "not where"},
