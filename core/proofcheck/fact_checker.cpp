@@ -232,6 +232,21 @@ std::optional<int64_t> FactChecker::ring_blocks(const std::vector<int64_t>& offs
   return std::nullopt;
 }
 
+std::optional<std::string> FactChecker::pairs_problem(const ir::SourceTargetPairs* pairs) const {
+  const int64_t devices = mesh_.device_count();
+  std::vector<int> received(static_cast<size_t>(devices), 0);
+  for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
+    if (from < 0 || to < 0 || from >= devices || to >= devices) {
+      return std::string("a pair names a device outside the mesh");
+    }
+    ++received[static_cast<size_t>(to)];
+  }
+  if (std::any_of(received.begin(), received.end(), [](int r) { return r != 1; })) {
+    return std::string("some device does not receive exactly one value");
+  }
+  return std::nullopt;
+}
+
 /// collective-permute of a shard along a ring: every device receives from the one k places on
 /// along one mesh axis (its other coordinates the same), so it holds block r + k of the value:
 /// block r of the value rotated by k blocks.
@@ -239,23 +254,15 @@ FactCheck FactChecker::ring_step(const DerivedFact& f, const ir::Instruction& in
                                  const DerivedFact& p) {
   if (!(p.layout == f.layout)) return std::string("a ring step keeps its operand's layout");
   const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
-  const int64_t devices = mesh_.device_count();
-  std::vector<int> received(static_cast<size_t>(devices), 0);
+  if (auto problem = pairs_problem(pairs)) return *problem;
   std::optional<size_t> axis;
   std::optional<int64_t> k;
-  for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
-    if (from < 0 || to < 0 || from >= devices || to >= devices) {
-      return std::string("a pair names a device outside the mesh");
-    }
-    ++received[static_cast<size_t>(to)];
+  for (const auto& [from, to] : *pairs) {
     for (size_t a = 0; a < mesh_.rank(); ++a) {
       if (mesh_.coordinate(from, a) == mesh_.coordinate(to, a)) continue;
       if (axis && *axis != a) return std::string("the pairs move along two mesh axes");
       axis = a;
     }
-  }
-  if (std::any_of(received.begin(), received.end(), [](int r) { return r != 1; })) {
-    return std::string("some device does not receive exactly one value");
   }
   if (!axis) return std::string("the pairs move nothing");
   const int64_t n = mesh_.size(*axis);
@@ -451,15 +458,11 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
     // one-to-one exchange within each group of that axis keeps the group's combination.
     if (!(p.layout == f.layout)) return std::string("a permutation keeps its operand's layout");
     const auto* pairs = instr.get<ir::SourceTargetPairs>("source_target_pairs");
-    const auto n = static_cast<size_t>(mesh_.device_count());
-    std::vector<int> in(n, 0), out(n, 0);
+    if (auto problem = pairs_problem(pairs)) return *problem;
+    std::vector<int> out(static_cast<size_t>(mesh_.device_count()), 0);
     std::vector<size_t> partial_axes_moved;
     bool within_replicated = true;
-    for (const auto& [from, to] : pairs ? *pairs : ir::SourceTargetPairs{}) {
-      if (from < 0 || to < 0 || static_cast<size_t>(from) >= n || static_cast<size_t>(to) >= n) {
-        return std::string("a pair names a device outside the mesh");
-      }
-      ++in[static_cast<size_t>(to)];
+    for (const auto& [from, to] : *pairs) {
       ++out[static_cast<size_t>(from)];
       for (size_t a = 0; a < mesh_.rank(); ++a) {
         if (mesh_.coordinate(from, a) == mesh_.coordinate(to, a)) continue;
@@ -472,9 +475,6 @@ FactCheck FactChecker::collective(const DerivedFact& f, const ir::Instruction& i
           within_replicated = false;
         }
       }
-    }
-    if (std::any_of(in.begin(), in.end(), [](int k) { return k != 1; })) {
-      return std::string("some device does not receive exactly one value");
     }
     if (!within_replicated) return std::string("the pairs move blocks between devices");
     if (!partial_axes_moved.empty()) {

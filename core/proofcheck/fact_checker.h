@@ -60,6 +60,9 @@ class FactChecker {
   FactCheck collective(const verify::DerivedFact& f, const ir::Instruction& instr,
                        const verify::DerivedFact& p);
   FactCheck slice_by_rank(const verify::DerivedFact& f, const ir::Instruction& instr);
+  /// What makes a collective-permute's pairs no permutation of the mesh's devices (a device
+  /// outside it, one that does not receive exactly once), if anything.
+  std::optional<std::string> pairs_problem(const ir::SourceTargetPairs* pairs) const;
   FactCheck ring_step(const verify::DerivedFact& f, const ir::Instruction& instr,
                       const verify::DerivedFact& p);
   FactCheck ring_assembly(const verify::DerivedFact& f, const ir::Instruction& instr);

@@ -114,6 +114,8 @@ class Checker {
   void offer_shard_moves(InstrId user);
   void offer_dot_moves(InstrId user);
   void offer_reshape_moves(InstrId user);
+  /// How an op sees an operand that has fact `f`: its layout, reference type and number.
+  OperandView operand_view(const Fact& f) const;
   /// The instructions of the distributed ENTRY that read `id` (made on first use).
   const std::vector<InstrId>& users_of(InstrId id);
   void offer_reference_moves(InstrId id);

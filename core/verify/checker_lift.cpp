@@ -124,9 +124,7 @@ void Checker::lift_instruction(InstrId id) {
         const uint32_t f = facts_of_[static_cast<size_t>(operand_ids[i])][0][pick[i]];
         premises.push_back(f);
         refs.push_back(facts_[f].ref);
-        const auto t = types_.type(g_.type_of(facts_[f].ref));
-        OperandView v{facts_[f].layout, t ? *t : ir::Type(), bridge_.number_value(facts_[f].ref)};
-        views.push_back(std::move(v));
+        views.push_back(operand_view(facts_[f]));
       }
       auto lifted_or = lift(dist_, comp, one, views, mesh_);
       if (auto* lifts = std::get_if<std::vector<Lift>>(&lifted_or)) {
@@ -238,7 +236,6 @@ bool Checker::lift_slice_by_rank(InstrId id) {
   }
   if (!by_rank) return false;
   const ir::Type& x = comp[instr.operands[0]].type;
-  const int64_t devices = mesh_.device_count();
   // Per dim: the offsets per device (constants repeat).
   std::optional<int32_t> dim;
   std::optional<size_t> axis;
@@ -261,10 +258,7 @@ bool Checker::lift_slice_by_rank(InstrId id) {
       }
     }
     if (!axis) {
-      std::string offs;
-      for (int64_t d = 0; d < devices && d < 8; ++d) {
-        offs += (d ? ", " : "") + std::to_string(offsets[static_cast<size_t>(d)]);
-      }
+      const std::string offs = per_device_text(offsets);
       refuse(id, NoLift{"its offsets along dimension " + std::to_string(k) + " are " + offs +
                         " by device: not each rank's shard of " + std::to_string(x.dim(k)) +
                         " in the order of any mesh axis"});
@@ -355,6 +349,11 @@ bool Checker::lift_ring_assembly(InstrId id) {
   const int64_t block = u.dim(*dim), whole = instr.type.dim(*dim);
   const auto& chunks = facts_of_[static_cast<size_t>(update)];
   if (chunks.size() != 1) return false;
+  // The value a chunk's term rotates along the dim, and by how many elements (none: 0).
+  auto rotated_along = [&](ClassId ref) {
+    const auto r = bridge_.rotation_of(ref);
+    return r && r->dim == *dim ? std::pair{r->base, r->shift} : std::pair{ref, int64_t{0}};
+  };
   bool sharded = false;
   for (uint32_t f : chunks[0]) {
     const Layout& l = facts_[f].layout;
@@ -363,12 +362,7 @@ bool Checker::lift_ring_assembly(InstrId id) {
       if (!p.is_shard() || p.dim != *dim || p.full >= 0) continue;
       sharded = true;
       if (!(l == Layout::on(mesh_, a, p)) || mesh_.size(a) * block != whole) continue;
-      ClassId value = facts_[f].ref;
-      int64_t shift = 0;
-      if (const auto r = bridge_.rotation_of(value); r && r->dim == *dim) {
-        value = r->base;
-        shift = r->shift;
-      }
+      const auto [value, shift] = rotated_along(facts_[f].ref);
       const auto t = types_.type(g_.type_of(value));
       if (!t || t->dims() != instr.type.dims() || shift % block != 0) continue;
       if (ring_blocks(along, a, block) != shift / block) continue;
@@ -430,18 +424,13 @@ bool Checker::lift_ring_assembly(InstrId id) {
                       true});
     return true;
   }
-  std::string offs;
-  for (int64_t d = 0; d < mesh_.device_count() && d < 8; ++d) {
-    offs += (d ? ", " : "") + std::to_string(along[static_cast<size_t>(d)]);
-  }
   // The first device that writes its block elsewhere, when the block it holds is known.
   std::string first;
   for (uint32_t f : chunks[0]) {
     for (size_t a = 0; a < mesh_.rank() && first.empty(); ++a) {
       const AxisLayout& p = facts_[f].layout.axes[a];
       if (!p.is_shard() || p.dim != *dim || mesh_.size(a) * block != whole) continue;
-      const auto r = bridge_.rotation_of(facts_[f].ref);
-      const int64_t shift = r && r->dim == *dim ? r->shift / block : 0;
+      const int64_t shift = rotated_along(facts_[f].ref).second / block;
       for (int64_t d = 0; d < mesh_.device_count() && first.empty(); ++d) {
         const int64_t holds = (mesh_.coordinate(d, a) + shift) % mesh_.size(a);
         if (along[static_cast<size_t>(d)] == holds * block) continue;
@@ -452,7 +441,8 @@ bool Checker::lift_ring_assembly(InstrId id) {
       }
     }
   }
-  refuse(id, NoLift{"its offsets along dimension " + std::to_string(*dim) + " are " + offs +
+  refuse(id, NoLift{"its offsets along dimension " + std::to_string(*dim) + " are " +
+                    per_device_text(along) +
                     " by device: not where the block each rank writes belongs" + first});
   return true;
 }
@@ -1030,12 +1020,8 @@ void Checker::offer_reshape_moves(InstrId user) {
     return;
   }
   const InstrId o = instr.operands[0];
-  auto view_of = [&](const Fact& f) {
-    const auto t = types_.type(g_.type_of(f.ref));
-    return OperandView{f.layout, t ? *t : ir::Type(), bridge_.number_value(f.ref)};
-  };
   auto lifts = [&](const Fact& f) {
-    const OperandView views[] = {view_of(f)};
+    const OperandView views[] = {operand_view(f)};
     auto out = lift(dist_, comp, instr, views, mesh_);
     auto* l = std::get_if<std::vector<Lift>>(&out);
     return l ? std::move(*l) : std::vector<Lift>{};
@@ -1047,12 +1033,12 @@ void Checker::offer_reshape_moves(InstrId user) {
       const ir::Instruction& dot = comp[u];
       if (dot.opcode != ir::Opcode::kDot || dot.operands.size() != 2) return false;
       for (size_t side = 0; side < 2; ++side) {
-        if (dot.operands[side] != user) continue;
-        const char* const lists[2][2] = {{"lhs_batch_dims", "lhs_contracting_dims"},
-                                         {"rhs_batch_dims", "rhs_contracting_dims"}};
-        for (const char* key : lists[side]) {
-          const ir::DimList& dims = dot.dims_attr(key);
-          if (std::find(dims.begin(), dims.end(), d) != dims.end()) return false;
+        if (dot.operands[side] == user &&
+            !ir::dot_result_dim(dot.dims_attr("lhs_batch_dims"),
+                                dot.dims_attr("lhs_contracting_dims"),
+                                comp[dot.operands[0]].type.rank(), dot.dims_attr("rhs_batch_dims"),
+                                dot.dims_attr("rhs_contracting_dims"), side, d)) {
+          return false;
         }
       }
       return true;
@@ -1094,6 +1080,11 @@ void Checker::offer_reshape_moves(InstrId user) {
       }
     }
   }
+}
+
+OperandView Checker::operand_view(const Fact& f) const {
+  const auto t = types_.type(g_.type_of(f.ref));
+  return OperandView{f.layout, t ? *t : ir::Type(), bridge_.number_value(f.ref)};
 }
 
 const std::vector<InstrId>& Checker::users_of(InstrId id) {

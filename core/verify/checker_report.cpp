@@ -174,10 +174,6 @@ void Checker::localise_by_value() {
   const ir::Computation& comp = dist_.entry();
   auto order = comp.topological_order();
   if (!order) return;
-  std::vector<std::vector<InstrId>> users_of(comp.size());
-  for (InstrId id : *order) {
-    for (InstrId o : comp[id].operands) users_of[static_cast<size_t>(o)].push_back(id);
-  }
   // A value the reference never holds is still no suspect when a later value built from it is
   // the reference's again (a form only the distributed program needs, such as a scores matrix
   // with its head dim merged into the rows).
@@ -202,7 +198,7 @@ void Checker::localise_by_value() {
     if (!by_element) return reference[static_cast<size_t>(u)] || redeemed[static_cast<size_t>(u)];
     for (size_t k = 0; k < user.operands.size(); ++k) {
       if (user.operands[k] != o) continue;
-      for (InstrId g : users_of[static_cast<size_t>(u)]) {
+      for (InstrId g : users_of(u)) {
         const auto* index = comp[g].get<int64_t>("index");
         if (comp[g].opcode == ir::Opcode::kGetTupleElement && index &&
             *index == static_cast<int64_t>(k) &&
@@ -214,7 +210,7 @@ void Checker::localise_by_value() {
     return false;
   };
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
-    for (InstrId u : users_of[static_cast<size_t>(*it)]) {
+    for (InstrId u : users_of(*it)) {
       live[static_cast<size_t>(*it)] =
           live[static_cast<size_t>(*it)] || live[static_cast<size_t>(u)];
       if (redeems(u, *it)) redeemed[static_cast<size_t>(*it)] = true;
@@ -257,7 +253,7 @@ void Checker::localise_by_value() {
     downstream[static_cast<size_t>(id)] = d;
   }
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
-    for (InstrId u : users_of[static_cast<size_t>(*it)]) {
+    for (InstrId u : users_of(*it)) {
       const auto k = static_cast<size_t>(u);
       meets[static_cast<size_t>(*it)] =
           meets[static_cast<size_t>(*it)] || downstream[k] || meets[k];
@@ -268,7 +264,7 @@ void Checker::localise_by_value() {
   std::vector<bool> overwritten(comp.size(), false);
   for (InstrId o : overwritten_) overwritten[static_cast<size_t>(o)] = true;
   for (auto it = order->rbegin(); it != order->rend(); ++it) {  // and what only they read
-    const auto& users = users_of[static_cast<size_t>(*it)];
+    const auto& users = users_of(*it);
     if (!users.empty() && std::all_of(users.begin(), users.end(), [&](InstrId u) {
           return overwritten[static_cast<size_t>(u)];
         })) {
@@ -323,15 +319,15 @@ void Checker::localise_by_value() {
     // The reshape or transpose that cuts a value for an all-to-all is part of the exchange: what
     // comes out of the exchange is judged, not the cut.
     if ((comp[id].opcode == ir::Opcode::kReshape || comp[id].opcode == ir::Opcode::kTranspose) &&
-        !users_of[at].empty() &&
-        std::all_of(users_of[at].begin(), users_of[at].end(),
+        !users_of(id).empty() &&
+        std::all_of(users_of(id).begin(), users_of(id).end(),
                     [&](InstrId u) { return comp[u].opcode == ir::Opcode::kAllToAll; })) {
       continue;
     }
     // A constant used only in index arithmetic on the rank (evaluated per device, never
     // related to the reference) is no suspect.
     // Nor is one used only as an offset of dynamic slices and updates.
-    const auto& users = users_of[static_cast<size_t>(id)];
+    const auto& users = users_of(id);
     auto as_index = [&](InstrId u) {
       const ir::Instruction& user = comp[u];
       const size_t first = user.opcode == ir::Opcode::kDynamicSlice         ? 1
@@ -409,10 +405,7 @@ std::optional<std::string> Checker::rotated_slice(InstrId id) const {
       const auto r = bridge_.rotation_of(facts_[f].ref);
       if (facts_[f].rule != "dynamic-slice-by-rank" || !r) continue;
       const auto offsets = offsets_by_device(instr.operands[static_cast<size_t>(r->dim) + 1]);
-      std::string offs;
-      for (size_t d = 0; offsets && d < offsets->size() && d < 8; ++d) {
-        offs += (d ? ", " : "") + std::to_string((*offsets)[d]);
-      }
+      const std::string offs = offsets ? per_device_text(*offsets) : std::string();
       return "its offsets along dimension " + std::to_string(r->dim) + " are " + offs +
              " by device: each rank takes another rank's block (a ring's step), and no ring "
              "writes the blocks back at their places";

@@ -110,4 +110,12 @@ std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
   return values;
 }
 
+std::string per_device_text(const PerDevice& values, size_t at_most) {
+  std::string text;
+  for (size_t d = 0; d < values.size() && d < at_most; ++d) {
+    text += (d ? ", " : "") + std::to_string(values[d]);
+  }
+  return text;
+}
+
 }  // namespace scalify::verify

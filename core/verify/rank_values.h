@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/module.h"
@@ -30,5 +31,8 @@ using PerDevice = std::vector<int64_t>;
 /// unknown otherwise.
 std::vector<std::optional<PerDevice>> rank_values(const ir::Module& module,
                                                   const ir::Computation& comp, const Mesh& mesh);
+
+/// The values of the first `at_most` devices joined by ", ", for messages: "0, 64".
+std::string per_device_text(const PerDevice& values, size_t at_most = 8);
 
 }  // namespace scalify::verify

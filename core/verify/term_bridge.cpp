@@ -85,7 +85,7 @@ ClassId TermBridge::add(std::string_view op, Attrs attrs, std::span<const ClassI
   bool rotated = false;
   for (ClassId c : children) {
     n.children.push_back(c);
-    rotated = rotated || on_rotation_.count(c) > 0;
+    rotated = rotated || (!on_rotation_.empty() && on_rotation_.count(c) > 0);
   }
   const ClassId out = g_.add_node(std::move(n), type);
   if (rotated) on_rotation_.insert(out);
@@ -387,6 +387,16 @@ std::optional<ClassId> TermBridge::normal_dot(const ir::Instruction& instr,
   return emit_view(dot, through->after, dtype);
 }
 
+ClassId TermBridge::slice(ClassId x, std::vector<int64_t> start, std::vector<int64_t> limit,
+                          std::vector<int64_t> stride, egraph::TypeId type) {
+  const ClassId kids[] = {x};
+  return add("slice",
+             {{"start_indices", std::move(start)},
+              {"limit_indices", std::move(limit)},
+              {"strides", std::move(stride)}},
+             kids, type);
+}
+
 ClassId TermBridge::rotate(ClassId x, int64_t dim, int64_t shift) {
   const auto t = types_.type(g_.type_of(x));
   if (!t || !t->is_array() || dim < 0 || dim >= t->rank()) return x;
@@ -398,14 +408,13 @@ ClassId TermBridge::rotate(ClassId x, int64_t dim, int64_t shift) {
   shift = n > 0 ? ((shift % n) + n) % n : 0;
   if (shift == 0) return x;
   auto part = [&](int64_t from, int64_t to) {
-    std::vector<int64_t> start(static_cast<size_t>(t->rank()), 0),
-        limit = t->dims(), stride(static_cast<size_t>(t->rank()), 1), dims = t->dims();
+    std::vector<int64_t> start(static_cast<size_t>(t->rank()), 0), limit = t->dims(), dims = limit;
     start[static_cast<size_t>(dim)] = from;
     limit[static_cast<size_t>(dim)] = to;
     dims[static_cast<size_t>(dim)] = to - from;
-    const ClassId kids[] = {x};
-    return add("slice", {{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}},
-               kids, types_.intern(ir::Type::array(t->dtype(), dims)));
+    return slice(x, std::move(start), std::move(limit),
+                 std::vector<int64_t>(static_cast<size_t>(t->rank()), 1),
+                 types_.intern(ir::Type::array(t->dtype(), dims)));
   };
   const ClassId parts[] = {part(shift, n), part(0, shift)};
   const ClassId out = concatenate(parts, dim, *t);
@@ -565,16 +574,14 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       return done(c);
     }
     case Opcode::kSlice:
-      if (const auto* s = instr.get<std::vector<ir::SliceRange>>("slice")) {
+      if (const auto* s = instr.get<std::vector<ir::SliceRange>>("slice"); s && kids.size() == 1) {
         std::vector<int64_t> start, limit, stride;
         for (const ir::SliceRange& r : *s) {
           start.push_back(r.start);
           limit.push_back(r.limit);
           stride.push_back(r.stride);
         }
-        return done(add(name,
-                        {{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}},
-                        kids, tid));
+        return done(slice(kids[0], std::move(start), std::move(limit), std::move(stride), tid));
       }
       break;
     case Opcode::kConcatenate:

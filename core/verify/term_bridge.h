@@ -120,6 +120,9 @@ class TermBridge {
   /// Neuron's RMS norm of a view as a view of the norm (ir::norm_through): x, weight, epsilon.
   std::optional<egraph::ClassId> normal_rms_norm(std::span<const egraph::ClassId> operands,
                                                  int64_t axis, const ir::Type& type);
+  /// `(slice x :start_indices … :limit_indices … :strides …)` of type `type`.
+  egraph::ClassId slice(egraph::ClassId x, std::vector<int64_t> start, std::vector<int64_t> limit,
+                        std::vector<int64_t> stride, egraph::TypeId type);
   /// An elementwise op of a rotation (with numbers, broadcasts repeated along the rotated dim,
   /// or the same rotation of other values) as the rotation of the op.
   std::optional<egraph::ClassId> elementwise_rotation(const std::string& name,
