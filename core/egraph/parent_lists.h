@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "egraph/id_vector.h"
 #include "egraph/union_find.h"
-#include "support/large_array.h"
 
 namespace scalify::egraph {
 
@@ -77,7 +77,8 @@ class ParentLists {
     uint32_t count = 0;
     uint32_t next = kNone;
   };
-  std::vector<Block, LargeArrayAllocator<Block>> blocks_;
+  /// Chunked, so that growing never copies the pool (nor faults in twice its size).
+  IdVector<Block> blocks_;
 };
 
 }  // namespace scalify::egraph
