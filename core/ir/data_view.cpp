@@ -425,4 +425,26 @@ std::optional<ReshapedBroadcast> broadcast_reshaped(std::span<const int64_t> sha
   return out;
 }
 
+std::optional<std::vector<std::optional<DataView>>> elementwise_through(
+    std::span<const std::optional<DataView>> views, const DataView& target) {
+  const DataView t = target.canonical();
+  std::vector<int64_t> inverse(t.order.size());
+  for (size_t i = 0; i < t.order.size(); ++i)
+    inverse[static_cast<size_t>(t.order[i])] = static_cast<int64_t>(i);
+  std::vector<std::optional<DataView>> out;
+  for (const auto& v : views) {
+    if (!v) {
+      out.emplace_back();
+      continue;
+    }
+    if (v->shape != t.shape) return std::nullopt;
+    auto undone = v->reshaped(t.permuted_factors());
+    if (undone) undone = undone->transposed(inverse);
+    if (undone) undone = undone->reshaped(t.base);
+    if (!undone) return std::nullopt;
+    out.push_back(undone->canonical());
+  }
+  return out;
+}
+
 }  // namespace scalify::ir

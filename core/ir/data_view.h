@@ -138,6 +138,20 @@ struct NormThroughView {
 };
 std::optional<NormThroughView> norm_through(const DataView& view, int64_t axis);
 
+/// An elementwise op of views as a view of the op: operand j is value j moved as `views[j]`
+/// (nullopt: a number, which fits any shape), each ending at one shape, `target`'s. The op is
+/// `target` of the op of the values moved as the returned views (each `views[j]`, then `target`
+/// undone), which end at target's base. nullopt when a view cannot be undone so (factors that do
+/// not line up). The caller chooses `target`: the view of one operand, whose value then needs no
+/// move, so that programs that combine the same values in other layouts meet.
+///
+///   // add(x [8,1,4] transposed to [4,1,8], y [4,8] reshaped to [4,1,8]), target x's view:
+///   // the add of x and y transposed to [8,1,4], transposed back after
+///   auto inner = elementwise_through({x_view, y_view}, x_view);
+///   (*inner)[0]->canonical().is_reshape();  (*inner)[1]->shape == {8, 1, 4};
+std::optional<std::vector<std::optional<DataView>>> elementwise_through(
+    std::span<const std::optional<DataView>> views, const DataView& target);
+
 /// A reshape of a broadcast as a broadcast of a reshape: `broadcast` has shape `shape` and
 /// keeps the operand's dims at `kept` (ascending); the reshape to `to` is a broadcast of the
 /// operand reshaped to `operand`, keeping dims `dimensions` of `to`, when no dim of `to` mixes

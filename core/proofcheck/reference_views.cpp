@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ir/neuron_calls.h"
+#include "ir/swapped_dot.h"
 #include "proofcheck/reference_terms.h"
 
 namespace scalify::proofcheck {
@@ -239,6 +240,16 @@ std::optional<TermId> TermTable::normal_form(const std::string& op, const std::s
   // Copies: making terms may move the table.
   const ir::Type lt = terms_[args[0]].type, rt = terms_[args[1]].type;
   if (!lt.is_array() || !rt.is_array()) return std::nullopt;
+  // The operand with more free elements goes first: x·W and the transpose of W^T·x^T are one
+  // term.
+  if (type.is_array()) {
+    ir::Instruction typed = *instr;
+    typed.type = type;
+    if (const auto s = ir::to_normal_order(typed, lt, rt)) {
+      const TermId swapped = intern(op, attrs, s->dot.type, {args[1], args[0]}, &s->dot);
+      return intern("transpose", "dimensions=" + dims_text(s->back), type, {swapped});
+    }
+  }
   const auto n = ir::dot_normal_form(
       instr->dims_attr("lhs_batch_dims"), instr->dims_attr("lhs_contracting_dims"), lt.rank(),
       instr->dims_attr("rhs_batch_dims"), instr->dims_attr("rhs_contracting_dims"), rt.rank());
@@ -322,27 +333,48 @@ std::optional<TermId> TermTable::view_outside(const std::string& op, const std::
     if (t.splat && t.type.rank() == 0) return a;
     return std::nullopt;
   };
-  std::optional<ir::DataView> view;
-  for (TermId a : args) {
-    if (scalar(a)) continue;
-    auto it = views_.find(a);
-    if (it == views_.end() || (view && !(*view == it->second.second))) return std::nullopt;
-    view = it->second.second;
-  }
-  if (!view) return std::nullopt;
-  std::vector<TermId> inner;
-  for (TermId a : args) {
-    if (auto s = scalar(a)) {
-      const ir::Type& st = terms_[*s].type;
-      inner.push_back(
-          intern("broadcast", "dimensions={}", ir::Type::array(st.dtype(), view->base), {*s}));
-    } else {
-      inner.push_back(views_.at(a).first);
+  // The op is taken outside the view of the operand whose value is the oldest term, when that
+  // view reorders elements.
+  std::vector<std::optional<ir::DataView>> views;
+  std::vector<TermId> values;
+  std::optional<size_t> target;
+  for (size_t j = 0; j < args.size(); ++j) {
+    if (scalar(args[j]) || !terms_[args[j]].type.is_array()) {
+      if (!scalar(args[j])) return std::nullopt;
+      views.emplace_back();
+      values.push_back(args[j]);
+      continue;
     }
+    const auto [base, view] = view_of(args[j]);
+    views.push_back(view);
+    values.push_back(base);
+    if (!target || base < values[*target]) target = j;
+  }
+  if (!target) return std::nullopt;
+  // One view of every operand's value (a reshape too) goes outside as it is; otherwise a view
+  // that reorders, the oldest value's.
+  const bool one_view = std::all_of(views.begin(), views.end(), [&](const auto& v) {
+    return !v || v->canonical() == views[*target]->canonical();
+  });
+  const bool moved =
+      std::any_of(args.begin(), args.end(), [&](TermId a) { return views_.count(a) > 0; });
+  if (!moved || (!one_view && views[*target]->canonical().is_reshape())) return std::nullopt;
+  const ir::DataView outside = views[*target]->canonical();
+  const auto inner_views = ir::elementwise_through(views, outside);
+  if (!inner_views) return std::nullopt;
+  std::vector<TermId> inner;
+  for (size_t j = 0; j < args.size(); ++j) {
+    if (auto s = scalar(args[j])) {
+      const ir::Type st = terms_[*s].type;  // a copy: making terms may move the table
+      inner.push_back(
+          intern("broadcast", "dimensions={}", ir::Type::array(st.dtype(), outside.base), {*s}));
+      continue;
+    }
+    inner.push_back(view_term(values[j], *(*inner_views)[j], terms_[values[j]].type.dtype()));
   }
   const TermId applied =
-      intern(op, attrs, ir::Type::array(type.dtype(), view->base), std::move(inner));
-  return view_term(applied, *view, type.dtype());
+      intern(op, attrs, ir::Type::array(type.dtype(), outside.base), std::move(inner));
+  return view_term(applied, outside, type.dtype());
 }
 
 std::optional<TermId> TermTable::reduce_form(const std::string& attrs, const ir::Type& type,

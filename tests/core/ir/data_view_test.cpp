@@ -503,3 +503,76 @@ TEST_CASE("DataView: where a dot's free dims land in its result", "[ir][data_vie
   CHECK(dot_result_dim(none, one, 2, none, zero, 0, 0) == 0);
   CHECK(dot_result_dim(none, one, 2, none, zero, 1, 1) == 1);
 }
+
+namespace {
+
+/// A random chain of reshapes and transposes from a random shape of n elements ending at
+/// `shape` (nullopt when a transpose drawn cannot be taken).
+std::optional<DataView> random_view_to(std::mt19937& rng, int64_t n,
+                                       const std::vector<int64_t>& shape) {
+  DataView v = DataView::identity(random_shape(rng, n));
+  for (int s = static_cast<int>(rng() % 3); s-- > 0;) {
+    v = *v.reshaped(random_shape(rng, n));
+    std::vector<int64_t> perm(v.shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    auto next = v.transposed(perm);
+    if (!next) return std::nullopt;
+    v = *next;
+  }
+  return v.reshaped(shape);
+}
+
+}  // namespace
+
+TEST_CASE("DataView: an elementwise op of views is a view of the op, numerically",
+          "[ir][data_view]") {
+  // op(a, b, c) = a + 100 b + 10000 c on distinct values, so that a misplaced element shows;
+  // operand 2 is sometimes a number.
+  std::mt19937 rng(29);
+  const int64_t sizes[] = {6, 12, 24, 36};
+  int taken = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int64_t n = sizes[rng() % std::size(sizes)];
+    const std::vector<int64_t> shape = random_shape(rng, n);
+    std::vector<std::optional<DataView>> views;
+    for (int j = 0; j < 3; ++j) {
+      if (j == 2 && rng() % 2 == 0) {
+        views.emplace_back();
+        continue;
+      }
+      auto v = random_view_to(rng, n, shape);
+      if (!v) break;
+      views.push_back(*v);
+    }
+    if (views.size() < 3 || !views[0]) continue;
+    const DataView target = views[0]->canonical();
+    const auto inner = scalify::ir::elementwise_through(views, target);
+    if (!inner) continue;
+    auto value = [&](size_t j) {
+      Tensor t = iota((*views[j]).base);
+      for (int64_t& x : t.data) x = x * 7 + static_cast<int64_t>(j);
+      return t;
+    };
+    auto combine = [](const std::vector<Tensor>& parts, int64_t number) {
+      Tensor out = parts[0];
+      for (size_t i = 0; i < out.data.size(); ++i) {
+        out.data[i] +=
+            100 * parts[1].data[i] + 10000 * (parts.size() > 2 ? parts[2].data[i] : number);
+      }
+      return out;
+    };
+    std::vector<Tensor> direct, under;
+    for (size_t j = 0; j < 3; ++j) {
+      if (!views[j]) continue;
+      direct.push_back(apply(*views[j], value(j)));
+      REQUIRE((*inner)[j]);
+      REQUIRE((*inner)[j]->shape == target.base);
+      under.push_back(apply(*(*inner)[j], value(j)));
+    }
+    INFO("trial " << trial);
+    CHECK(apply(target, combine(under, 3)).data == combine(direct, 3).data);
+    ++taken;
+  }
+  CHECK(taken > 200);
+}
