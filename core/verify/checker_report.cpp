@@ -158,10 +158,52 @@ void Checker::localise_by_value() {
       if (auto operand = bridge_.broadcast_of(*c)) broadcast.insert(base_of(*operand));
     }
   }
+  // A program whose inputs are the reference's reordered (hidden states batch-first where the
+  // reference keeps them feature-first) holds its values so throughout: there, any reordering of
+  // a reference value is one of its own forms.
+  const bool reordered_inputs = [&] {
+    const ir::Computation& entry = dist_.entry();
+    for (size_t i = 0; i < entry.size(); ++i) {
+      if (entry[static_cast<InstrId>(i)].opcode != ir::Opcode::kParameter) continue;
+      for (const auto& element : facts_of_[i]) {
+        for (uint32_t f : element) {
+          if (bridge_.reorders(facts_[f].ref)) return true;
+        }
+      }
+    }
+    return false;
+  }();
+  // There, classes that the e-graph's reshapes and transposes join hold the same elements in
+  // another order: those joined to a reference value count (joined either way: the rewrites may
+  // have written the reference's value as a view of the program's, or the other way round).
+  std::unordered_set<ClassId> reordered_reference;
+  if (reordered_inputs) {
+    std::unordered_map<ClassId, ClassId> joined;  // a union-find over the classes met
+    std::function<ClassId(ClassId)> root = [&](ClassId c) -> ClassId {
+      const auto it = joined.find(c);
+      if (it == joined.end() || it->second == c) return c;
+      return it->second = root(it->second);
+    };
+    const auto reshape = vocab_.find_symbol("reshape"), transpose = vocab_.find_symbol("transpose");
+    const std::vector<ClassId> classes = g_.class_ids();
+    for (ClassId c : classes) {
+      for (const egraph::ENode& n : g_.nodes(c)) {
+        if (n.children.size() != 1 || (n.op != reshape && n.op != transpose)) continue;
+        const ClassId x = root(c), y = root(g_.find(n.children[0]));
+        if (x != y) joined[x] = y;
+      }
+    }
+    std::unordered_set<ClassId> reference_roots;
+    for (ClassId c : ref_classes) reference_roots.insert(root(g_.find(c)));
+    for (ClassId c : classes) {
+      if (reference_roots.count(root(c))) reordered_reference.insert(c);
+    }
+  }
   // (The reference's own values may be views of a value it never names: a reduce written as a
   // view of the reduce of its grouped operand.)
   std::function<bool(ClassId, int)> reference_like = [&](ClassId c, int depth) {
     if (ref_classes.count(g_.find(c)) || viewed.count(g_.find(c))) return true;
+    if (reordered_reference.count(g_.find(c))) return true;
     if (depth > 4) return false;
     if (auto base = bridge_.moved_from(c)) return viewed.count(g_.find(*base)) > 0;
     if (auto operand = bridge_.broadcast_of(c)) {

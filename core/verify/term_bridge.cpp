@@ -224,6 +224,11 @@ std::optional<ClassId> TermBridge::moved_from(ClassId x) const {
   return std::nullopt;
 }
 
+bool TermBridge::reorders(ClassId x) const {
+  const auto it = views_.find(x);
+  return it != views_.end() && !it->second.second.canonical().is_reshape();
+}
+
 std::optional<ClassId> TermBridge::broadcast_of(ClassId x) const {
   if (auto it = broadcasts_.find(x); it != broadcasts_.end()) return it->second.operand;
   return std::nullopt;

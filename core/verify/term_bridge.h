@@ -78,6 +78,9 @@ class TermBridge {
   /// The value x moves, when the bridge wrote x as a view of it (reshapes and transposes in
   /// the normal form): x holds that value's elements, laid out differently.
   std::optional<egraph::ClassId> moved_from(egraph::ClassId x) const;
+  /// Whether the bridge wrote x as a view that reorders the elements of the value it moves (a
+  /// transpose, perhaps with reshapes), not as a reshape alone.
+  bool reorders(egraph::ClassId x) const;
   /// The operand x repeats, when the bridge wrote x as a broadcast of an array.
   std::optional<egraph::ClassId> broadcast_of(egraph::ClassId x) const;
 
