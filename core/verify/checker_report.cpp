@@ -186,9 +186,15 @@ void Checker::localise_by_value() {
     };
     const auto reshape = vocab_.find_symbol("reshape"), transpose = vocab_.find_symbol("transpose");
     const std::vector<ClassId> classes = g_.class_ids();
+    // (Only between arrays of one element count: an ill-typed rule instance joins nothing.)
+    auto moves_elements = [&](ClassId c, ClassId child) {
+      const auto a = types_.type(g_.type_of(c)), b = types_.type(g_.type_of(child));
+      return a && b && a->is_array() && b->is_array() && a->element_count() == b->element_count();
+    };
     for (ClassId c : classes) {
       for (const egraph::ENode& n : g_.nodes(c)) {
         if (n.children.size() != 1 || (n.op != reshape && n.op != transpose)) continue;
+        if (!moves_elements(c, n.children[0])) continue;
         const ClassId x = root(c), y = root(g_.find(n.children[0]));
         if (x != y) joined[x] = y;
       }
