@@ -22,20 +22,24 @@ std::optional<SwappedDot> swapped_dot(const Instruction& dot, const Type& lhs, c
     return std::nullopt;
   }
   SwappedDot out{dot, {}};
-  const std::pair<const char*, const DimList*> lists[] = {{"lhs_batch_dims", &rb},
-                                                          {"rhs_batch_dims", &lb},
-                                                          {"lhs_contracting_dims", &rc},
-                                                          {"rhs_contracting_dims", &lc}};
+  // The dimension numbers exchanged; batch dims named only when there are some, as XLA does.
+  struct Numbers {
+    const char* key;
+    const DimList* list;
+    bool always;
+  };
+  const Numbers lists[] = {{"lhs_batch_dims", &rb, false},
+                           {"rhs_batch_dims", &lb, false},
+                           {"lhs_contracting_dims", &rc, true},
+                           {"rhs_contracting_dims", &lc, true}};
   std::vector<Attribute> attrs;
   for (const Attribute& a : dot.attrs) {
     const bool numbered = std::any_of(std::begin(lists), std::end(lists),
-                                      [&](const auto& l) { return a.key == l.first; });
+                                      [&](const Numbers& l) { return a.key == l.key; });
     if (!numbered) attrs.push_back(a);
   }
-  for (const auto& [key, list] : lists) {
-    if (!list->empty() || std::string_view(key).find("contracting") != std::string_view::npos) {
-      attrs.push_back(Attribute{key, *list, {}});
-    }
+  for (const Numbers& l : lists) {
+    if (l.always || !l.list->empty()) attrs.push_back(Attribute{l.key, *l.list, {}});
   }
   out.dot.attrs = std::move(attrs);
   if (dot.operands.size() == 2) out.dot.operands = {dot.operands[1], dot.operands[0]};

@@ -13,10 +13,12 @@ namespace scalify::ir {
 /// the rhs's free dims, then the lhs's, and `back` (a transpose's `dimensions`) moves them into
 /// the order `dot` gives. nullopt when `dot` is no dot of two arrays with dims that pair up.
 ///
-///   // d = f32[4,6] dot(f32[4,8] x, f32[8,6] w), lhs_contracting_dims={1},
-///   rhs_contracting_dims={0} auto s = swapped_dot(d, x_type, w_type); s->dot.type == f32[6,4];
-///   s->dot.dims_attr("lhs_contracting_dims") == {0}; s->back == {1, 0};   // transpose(dot(w, x),
-///   {1,0}) == dot(x, w)
+///   // d = f32[4,6] dot(f32[4,8] x, f32[8,6] w),
+///   //     lhs_contracting_dims={1}, rhs_contracting_dims={0}
+///   auto s = swapped_dot(d, x_type, w_type);
+///   s->dot.type == f32[6,4];
+///   s->dot.dims_attr("lhs_contracting_dims") == {0};
+///   s->back == {1, 0};  // transpose(dot(w, x), {1,0}) == dot(x, w)
 struct SwappedDot {
   Instruction dot;
   std::vector<int64_t> back;

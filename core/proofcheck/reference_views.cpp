@@ -339,12 +339,12 @@ std::optional<TermId> TermTable::view_outside(const std::string& op, const std::
   std::vector<TermId> values;
   std::optional<size_t> target;
   for (size_t j = 0; j < args.size(); ++j) {
-    if (scalar(args[j]) || !terms_[args[j]].type.is_array()) {
-      if (!scalar(args[j])) return std::nullopt;
+    if (scalar(args[j])) {
       views.emplace_back();
       values.push_back(args[j]);
       continue;
     }
+    if (!terms_[args[j]].type.is_array()) return std::nullopt;
     const auto [base, view] = view_of(args[j]);
     views.push_back(view);
     values.push_back(base);

@@ -178,12 +178,9 @@ void Checker::localise_by_value() {
   // have written the reference's value as a view of the program's, or the other way round).
   std::unordered_set<ClassId> reordered_reference;
   if (reordered_inputs) {
-    std::unordered_map<ClassId, ClassId> joined;  // a union-find over the classes met
-    std::function<ClassId(ClassId)> root = [&](ClassId c) -> ClassId {
-      const auto it = joined.find(c);
-      if (it == joined.end() || it->second == c) return c;
-      return it->second = root(it->second);
-    };
+    egraph::UnionFind joined;  // over the e-graph's ids
+    joined.reserve(g_.id_count());
+    while (joined.size() < g_.id_count()) joined.make_set();
     const auto reshape = vocab_.find_symbol("reshape"), transpose = vocab_.find_symbol("transpose");
     const std::vector<ClassId> classes = g_.class_ids();
     // (Only between arrays of one element count: an ill-typed rule instance joins nothing.)
@@ -194,15 +191,13 @@ void Checker::localise_by_value() {
     for (ClassId c : classes) {
       for (const egraph::ENode& n : g_.nodes(c)) {
         if (n.children.size() != 1 || (n.op != reshape && n.op != transpose)) continue;
-        if (!moves_elements(c, n.children[0])) continue;
-        const ClassId x = root(c), y = root(g_.find(n.children[0]));
-        if (x != y) joined[x] = y;
+        if (moves_elements(c, n.children[0])) joined.unite(c, g_.find(n.children[0]));
       }
     }
     std::unordered_set<ClassId> reference_roots;
-    for (ClassId c : ref_classes) reference_roots.insert(root(g_.find(c)));
+    for (ClassId c : ref_classes) reference_roots.insert(joined.find(g_.find(c)));
     for (ClassId c : classes) {
-      if (reference_roots.count(root(c))) reordered_reference.insert(c);
+      if (reference_roots.count(joined.find(c))) reordered_reference.insert(c);
     }
   }
   // (The reference's own values may be views of a value it never names: a reduce written as a
