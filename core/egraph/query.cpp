@@ -137,7 +137,9 @@ void Query::compile(std::span<const Symbol> ac) {
   // Atoms before patterns: facts are few and bind the patterns' roots, which then need no scan.
   full_ = compile_program(std::nullopt, ac);
   delta_.clear();
-  for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a, ac));
+  if (patterns_.empty()) {  // (see search(): only bodies of atoms alone are semi-naive)
+    for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a, ac));
+  }
   compiled_ = true;
 }
 
@@ -280,7 +282,9 @@ void Query::search(const EGraph& g, const OpIndex& index,
                    const std::function<bool(std::span<const uint32_t>)>& yield,
                    relations::Database* db, uint32_t since) const {
   if (!atoms_.empty() && db == nullptr) return;  // no facts: no match
-  if (atoms_.empty() || since == 0) {
+  // A body that matches terms too is searched in full: a term new to the e-graph may join
+  // old facts, which a delta over facts alone would miss.
+  if (atoms_.empty() || since == 0 || !patterns_.empty()) {
     run_program(full_, g, index, yield, db, since);
     return;
   }

@@ -41,9 +41,10 @@ struct AtomArg {
 /// variable. Matches are rows of `width()` numbers: every variable's value (a class, or an
 /// atom's plain value), then every payload variable.
 ///
-/// With atoms, search() can be semi-naive: given `since`, it returns only the matches that
-/// use at least one fact stamped `since` or later (one program per atom, that atom first and
-/// restricted to new facts, the rest joined in full).
+/// With atoms only, search() can be semi-naive: given `since`, it returns only the matches
+/// that use at least one fact stamped `since` or later (one program per atom, that atom first
+/// and restricted to new facts, the rest joined in full). A body with patterns is searched in
+/// full, since a new term may join old facts.
 ///
 ///   Pattern p;  p.op(kT, {p.op(kT, {p.var(0)})});   // t(t(?x))
 ///   Query q;

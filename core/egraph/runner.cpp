@@ -17,6 +17,15 @@ struct Ban {
   size_t banned_until = 0;  ///< the first iteration the rule runs again
 };
 
+/// Whether the e-graph refused a union because one side is ill-typed or shapeless (see
+/// RunOptions): an instance that does not apply, not an unsound rule.
+bool refused_as_ill_typed(const Conflict& c, const RunOptions& options) {
+  auto either = [&c](const std::optional<TypeId>& t) {
+    return t && c.constant_a == kNoConstant && (c.type_a == *t || c.type_b == *t);
+  };
+  return either(options.ill_typed) || either(options.shapeless);
+}
+
 }  // namespace
 
 const char* to_string(StopReason r) {
@@ -122,12 +131,23 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     return std::nullopt;
   };
 
+  const Scheduling& scheduling = options.scheduling;
+  size_t iteration_limit = limits.iterations;
+  size_t match_limit = scheduling.match_limit;
+  bool ever_banned = false;
   for (size_t iter = 0;; ++iter) {
     if (options.goal && options.goal(g)) {
       report.stop = StopReason::kGoal;
       break;
     }
-    if (iter >= limits.iterations) {
+    if (iter == limits.iterations && options.goal && ever_banned &&
+        scheduling.rescue_iterations > 0) {
+      iteration_limit += scheduling.rescue_iterations;
+      match_limit *= scheduling.rescue_match_factor;
+      std::fill(bans.begin(), bans.end(), Ban{});
+      report.rescued = true;
+    }
+    if (iter >= iteration_limit) {
       report.stop = StopReason::kIterationLimit;
       break;
     }
@@ -147,7 +167,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     std::optional<StopReason> interrupted;
     for (size_t r = 0; r < rules.size() && !interrupted; ++r) {
       found[r].clear();
-      if (options.scheduling.backoff && bans[r].banned_until > iter) {
+      if (scheduling.backoff && bans[r].banned_until > iter) {
         it.rules[r].banned = any_banned = true;
         continue;
       }
@@ -161,17 +181,21 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
             return true;
           },
           options.db, since[r]);
-      since[r] = static_cast<uint32_t>(iter + 1);
       it.rules[r].matches = matches;
-      if (options.scheduling.backoff) {
-        const size_t threshold = options.scheduling.match_limit << bans[r].times_banned;
+      bool dropped = false;
+      if (scheduling.backoff) {
+        const size_t threshold = match_limit << bans[r].times_banned;
         if (matches > threshold) {
-          bans[r].banned_until = iter + (options.scheduling.ban_length << bans[r].times_banned);
+          bans[r].banned_until = iter + (scheduling.ban_length << bans[r].times_banned);
           ++bans[r].times_banned;
-          it.rules[r].banned = any_banned = true;
+          it.rules[r].banned = any_banned = ever_banned = true;
           found[r].clear();
+          dropped = true;
         }
       }
+      // The facts searched are seen only if their matches are applied: a banned rule searches
+      // the same delta again when its ban ends.
+      if (!dropped) since[r] = static_cast<uint32_t>(iter + 1);
       interrupted = out_of_budget();
     }
     it.search_seconds = seconds_since(phase);
@@ -212,15 +236,10 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
                              conflicts};
         const size_t changes = rules[r].apply(context, row);
         for (size_t k = before; k < conflicts.size(); ++k) {
-          const Conflict& c = conflicts[k];
-          auto either = [&c](const std::optional<TypeId>& t) {
-            return t && c.constant_a == kNoConstant && (c.type_a == *t || c.type_b == *t);
-          };
-          const bool ill_typed = either(options.ill_typed) || either(options.shapeless);
-          if (ill_typed) {
+          if (refused_as_ill_typed(conflicts[k], options)) {
             ++report.ill_typed_instances;
           } else {
-            report.conflicts.push_back({rules[r].name, c});
+            report.conflicts.push_back({rules[r].name, conflicts[k]});
           }
         }
         if (logging && changes == 0) report.matches.pop();
@@ -236,7 +255,16 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     if (options.db) applied += options.db->canonicalize(g);
     it.rebuild_seconds = seconds_since(phase);
     it.congruence_merges = rebuilt.congruence_merges;
-    for (const Conflict& c : rebuilt.conflicts) report.conflicts.push_back({"congruence", c});
+    // Congruence may meet the same two kinds of type mismatch as a rule instance: a node built
+    // over a splat typed as a number in one place and at the array's type in another. The
+    // e-graph refused to merge them; that loses an equality, never soundness.
+    for (const Conflict& c : rebuilt.conflicts) {
+      if (refused_as_ill_typed(c, options)) {
+        ++report.ill_typed_instances;
+      } else {
+        report.conflicts.push_back({"congruence", c});
+      }
+    }
     for (const Conflict& c : g.take_analysis_conflicts()) {
       report.conflicts.push_back({"constant folding", c});
     }

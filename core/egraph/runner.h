@@ -89,6 +89,12 @@ struct Scheduling {
   bool backoff = false;
   size_t match_limit = 1000;
   size_t ban_length = 5;
+  /// Back-off can starve a rule that one goal needs while another goal's rules explode. So,
+  /// with a goal (RunOptions::goal) that does not hold at the iteration limit after some rule
+  /// was banned, the run goes on for this many iterations with every ban lifted and match
+  /// limits `rescue_match_factor` times higher (0: stop at the limit).
+  size_t rescue_iterations = 0;
+  size_t rescue_match_factor = 5;
 };
 
 struct RunOptions {
@@ -105,7 +111,8 @@ struct RunOptions {
   std::optional<TypeId> ill_typed;
   /// The type of values that stand for any shape (scalar numbers, splats): a rule instance that
   /// merges such a class with an array class is refused the same way, since it only restates
-  /// a splat at one shape (`x * broadcast(c)` as `x * c` where x is itself a number).
+  /// a splat at one shape (`x * broadcast(c)` as `x * c` where x is itself a number). So is
+  /// a congruence between such nodes (one typed as a number, one at an array type).
   std::optional<TypeId> shapeless;
   /// Stops the run (StopReason::kGoal) as soon as it returns true on the clean e-graph,
   /// checked before every iteration: a checker that needs certain equalities, not saturation.
@@ -157,7 +164,11 @@ struct RunReport {
   StopReason stop = StopReason::kSaturated;
   std::vector<Iteration> iterations;
   std::vector<RuleConflict> conflicts;
-  size_t ill_typed_instances = 0;  ///< see RunOptions::ill_typed
+  /// Unions refused for an ill-typed or shapeless side (RunOptions::ill_typed, ::shapeless):
+  /// rule instances, and congruences between nodes typed apart that way.
+  size_t ill_typed_instances = 0;
+  bool rescued =
+      false;  ///< the run went on past the iteration limit (Scheduling::rescue_iterations)
   double seconds = 0;
   /// Kept when proofs can ask for it (explanations on, or a fact database given); otherwise
   /// empty, and Reason::detail is 0.

@@ -208,6 +208,11 @@ void Checker::saturate() {
   run.limits.nodes = options_.node_limit;
   run.limits.seconds = options_.budget_seconds;
   run.scheduling.backoff = true;
+  run.scheduling.match_limit = options_.match_limit;
+  // Goals still unproven at the limit get iterations free of back-off: a bug in one gradient
+  // must not leave another unproven for want of a banned rule, or the divergence is looked for
+  // in the wrong place.
+  run.scheduling.rescue_iterations = options_.rescue_iterations;
   run.ill_typed = TypeTable::kUntyped;
   run.shapeless = TypeTable::kNumber;
   // Stop as soon as every goal holds: saturating further proves nothing the check needs.

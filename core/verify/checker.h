@@ -40,6 +40,11 @@ struct CheckOptions {
   double budget_seconds = 30;
   size_t node_limit = 2'000'000;
   size_t iteration_limit = 12;
+  /// Back-off: a rule with more matches than this in an iteration is banned for a while.
+  size_t match_limit = 1000;
+  /// Iterations free of back-off after the limit while goals are unproven
+  /// (egraph::Scheduling::rescue_iterations).
+  size_t rescue_iterations = 2;
   bool strict = false;
   /// Keep the e-graph's explanations, so that every proven goal lists the rewrites that make
   /// its reference side equal (about ten times slower).

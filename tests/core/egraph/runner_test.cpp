@@ -226,3 +226,74 @@ TEST_CASE("runner: an ill-typed instance of a rule is skipped, not reported as u
   }
   CHECK(egraph::run(g2, compiled->rules, {}).stop == egraph::StopReason::kConflict);
 }
+
+TEST_CASE(
+    "runner: a congruence between a number-typed and an array-typed node is refused, "
+    "not reported as unsound",
+    "[egraph][runner]") {
+  // `(f (h x))` is typed as an array (1) and `(f x)` as a number (0, shapeless), as a bridge
+  // may type one splat at its use's shape and the oracle another. `unwrap` joins h x with x,
+  // which makes the two congruent: the e-graph refuses, and saturation goes on.
+  Setup s("rewrite unwrap: (h ?a) => ?a", false);
+  const egraph::Symbol f = s.vocab.symbol("f"), x = s.vocab.symbol("x");
+  s.type_of = [f, x, &s](const egraph::ENode& n) {
+    const bool over_x = n.op == f && s.g.nodes(n.children[0]).front().op == x;
+    return egraph::TypeId{n.op == f && !over_x ? 1u : 0u};
+  };
+  const egraph::ClassId array = s.add("(f (h x))"), number = s.add("(f x)");
+  REQUIRE(s.g.type_of(array) == 1);
+  REQUIRE(s.g.type_of(number) == 0);
+
+  egraph::RunOptions options;
+  options.shapeless = 0;
+  const auto report = s.run(options);
+  CHECK(report.stop == egraph::StopReason::kSaturated);
+  CHECK(report.conflicts.empty());
+  CHECK(report.ill_typed_instances >= 1);
+  CHECK(s.g.find(array) != s.g.find(number));
+
+  // Without a shapeless type, the same congruence stops the run as unsound.
+  Setup strict("rewrite unwrap: (h ?a) => ?a", false);
+  strict.type_of = [f, x, &strict](const egraph::ENode& n) {
+    const bool over_x = n.op == f && strict.g.nodes(n.children[0]).front().op == x;
+    return egraph::TypeId{n.op == f && !over_x ? 1u : 0u};
+  };
+  strict.add("(f (h x))");
+  strict.add("(f x)");
+  const auto stopped = strict.run();
+  CHECK(stopped.stop == egraph::StopReason::kConflict);
+  REQUIRE_FALSE(stopped.conflicts.empty());
+  CHECK(stopped.conflicts.front().rule == "congruence");
+}
+
+TEST_CASE(
+    "runner: a goal unproven at the iteration limit after a ban gets iterations free of "
+    "back-off",
+    "[egraph][runner]") {
+  // 30 matches of `rename` exceed the match limit of 10: the rule is banned past the limit of
+  // 3 iterations, and the goal (a x0) = (b x0) needs it.
+  auto run = [](size_t rescue) {
+    Setup s("rewrite rename: (a ?x) => (b ?x)", false);
+    egraph::ClassId a0 = 0;
+    for (int i = 0; i < 30; ++i) {
+      const egraph::ClassId c = s.add(("(a x" + std::to_string(i) + ")").c_str());
+      if (i == 0) a0 = c;
+    }
+    const egraph::ClassId b0 = s.add("(b x0)");
+    egraph::RunOptions options;
+    options.limits.iterations = 3;
+    options.scheduling.backoff = true;
+    options.scheduling.match_limit = 10;
+    options.scheduling.ban_length = 100;
+    options.scheduling.rescue_iterations = rescue;
+    options.goal = [a0, b0](const egraph::EGraph& g) { return g.find(a0) == g.find(b0); };
+    return s.run(options);
+  };
+  const auto stuck = run(0);
+  CHECK(stuck.stop == egraph::StopReason::kIterationLimit);
+  CHECK_FALSE(stuck.rescued);
+  const auto rescued = run(1);
+  CHECK(rescued.stop == egraph::StopReason::kGoal);
+  CHECK(rescued.rescued);
+  CHECK(rescued.iterations.size() == 4);  // the limit's three, and one free of back-off
+}

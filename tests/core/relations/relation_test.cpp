@@ -184,3 +184,43 @@ TEST_CASE("relations: declaration and use errors", "[relations]") {
   REQUIRE_FALSE(clash);
   CHECK_THAT(clash.error().message, Catch::Contains("different columns"));
 }
+
+TEST_CASE("relations: a term new to the e-graph joins facts that are not", "[relations]") {
+  // Rep(a, A) is stamped before `neg a` exists: the rule that joins them must still fire.
+  Setup s(R"(
+relation Rep(class, class)
+rewrite wrap: (copy ?x) => (neg ?x)
+rule rep-neg: ?d = (neg ?x), Rep(?x, ?X) => ?D = (neg ?X), Rep(?d, ?D)
+)");
+  const ClassId d = s.add("(copy a)");
+  const ClassId a = s.add("a"), A = s.add("A");
+  s.rel("Rep").insert(std::vector<uint32_t>{a, A}, kAxiom, 0);
+  CHECK(s.run().stop == egraph::StopReason::kSaturated);
+  CHECK(s.holds("Rep", {d, s.add("(neg A)")}));
+}
+
+TEST_CASE("relations: a rule banned by back-off still sees the facts it was banned on",
+          "[relations]") {
+  // 40 new facts exceed the match limit of 10: the rule is banned, and the facts it searched
+  // then must fire it when the ban ends (a delta that moved past them would lose them).
+  Setup s(R"(
+relation Edge(class, class)
+relation Path(class, class)
+rule base: Edge(?a, ?b) => Path(?a, ?b)
+)");
+  constexpr int n = 40;
+  for (int i = 0; i < n; ++i) {
+    const ClassId from = s.add(("u" + std::to_string(i)).c_str());
+    const ClassId to = s.add(("w" + std::to_string(i)).c_str());
+    s.rel("Edge").insert(std::vector<uint32_t>{from, to}, kAxiom, 0);
+  }
+  egraph::RunOptions options;
+  options.db = &s.db;
+  options.scheduling.backoff = true;
+  options.scheduling.match_limit = 10;
+  options.scheduling.ban_length = 1;
+  const auto report = egraph::run(s.g, s.compiled.rules, options);
+  CHECK(report.stop == egraph::StopReason::kSaturated);
+  CHECK(report.iterations.front().rules[0].banned);
+  CHECK(s.rel("Path").size() == n);
+}
