@@ -518,7 +518,8 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
     result_.verdict = Verdict::kEquivalent;
   } else if (first_refusal_) {
     result_.verdict = Verdict::kDivergent;
-    result_.divergence = describe(first_refusal_->first, first_refusal_->second);
+    result_.divergence = describe(first_refusal_->first,
+                                  first_refusal_->second + partial_origin(first_refusal_->first));
   } else if (layout_misfit_) {
     result_.verdict = Verdict::kDivergent;
     result_.divergence = describe(layout_misfit_->first, layout_misfit_->second);

@@ -156,6 +156,10 @@ class Checker {
   std::vector<InstrId> reference_guards(ClassId total, std::optional<double> fallback) const;
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
+  /// For a node refused for a partial operand: where that partial sum begins (following
+  /// partial operands back), as a clause to append to the reason; empty when it begins at the
+  /// operand itself.
+  std::string partial_origin(InstrId id) const;
   // Tracing a wrong value back alongside the reference (checker_trace.cpp).
   /// Whether the distributed value holds (in some layout) the reference value, element-wise.
   bool holds_reference_value(InstrId dist_value, InstrId ref_value) const;

@@ -73,6 +73,63 @@ std::optional<InstrId> Checker::closest_ref(InstrId id) const {
   return best;
 }
 
+std::string Checker::partial_origin(InstrId id) const {
+  const ir::Computation& d = dist_.entry();
+  // Whether every fact of element `e` of `v` is a partial over `axis` (any axis when none is
+  // given yet, which is then set).
+  auto partial = [&](InstrId v, size_t e, std::optional<size_t>& axis) {
+    const auto& elements = facts_of_[static_cast<size_t>(v)];
+    if (e >= elements.size() || elements[e].empty()) return false;
+    for (uint32_t f : elements[e]) {
+      const Layout& l = facts_[f].layout;
+      if (!axis) {
+        for (size_t a = 0; a < l.axes.size() && !axis; ++a) {
+          if (l.axes[a].is_partial()) axis = a;
+        }
+      }
+      if (!axis || *axis >= l.axes.size() || !l.axes[*axis].is_partial()) return false;
+    }
+    return true;
+  };
+  for (InstrId o : d[id].operands) {
+    std::optional<size_t> axis;
+    if (!partial(o, 0, axis)) continue;
+    // Back through values that are partial over the same axis: get-tuple-element and tuple
+    // element by element, other ops through their first partial operand.
+    InstrId at = o;
+    size_t element = 0;
+    for (;;) {
+      const ir::Instruction& i = d[at];
+      std::optional<std::pair<InstrId, size_t>> from;
+      if (i.opcode == ir::Opcode::kGetTupleElement) {
+        const auto* index = i.get<int64_t>("index");
+        if (index && !i.operands.empty()) from = {i.operands[0], static_cast<size_t>(*index)};
+      } else if (i.opcode == ir::Opcode::kTuple) {
+        if (element < i.operands.size()) from = {i.operands[element], 0};
+      } else {
+        for (InstrId k : i.operands) {
+          if (partial(k, 0, axis)) {
+            from = {k, 0};
+            break;
+          }
+        }
+      }
+      if (!from || !partial(from->first, from->second, axis)) break;
+      std::tie(at, element) = *from;
+    }
+    if (at == o) return {};
+    const ir::Instruction& origin = d[at];
+    std::string where = "`" + std::string(origin.opcode_text()) + "`";
+    if (origin.metadata.has_source_site()) {
+      where +=
+          ", " + origin.metadata.source_file + ":" + std::to_string(origin.metadata.source_line);
+    }
+    return "; the partial sum begins at '" + origin.name + "' (" + where +
+           ") and is not all-reduced over " + mesh_.name(*axis) + " on the way here";
+  }
+  return {};
+}
+
 Divergence Checker::describe(InstrId id, std::string reason) const {
   const ir::Computation& d = dist_.entry();
   const ir::Instruction& di = d[id];

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "core/verify/check_texts.h"
 #include "hlo/reader.h"
 #include "support/hlo_mutations.h"
 #include "support/two_axis_example.h"
@@ -297,6 +298,48 @@ TEST_CASE("a missing all-reduce is reported at the first non-linear use with its
   const auto& near = mutant->mutation.near;
   CHECK(std::find(near.begin(), near.end(), r.divergence->dist_node) != near.end());
   CHECK_THAT(r.divergence->reason, Catch::Contains("partial(sum,tp)"));
+}
+
+TEST_CASE("a partial sum used where a value is needed is traced back to where it begins",
+          "[verify]") {
+  // MNIST data parallel without its gradients' all-reduce: the SGD update adds the rank's own
+  // gradient (a partial sum over the batch shards) to the replicated weight. The report names
+  // that add and the dot over the batch where the partial sum begins, through the tuple that
+  // stands in for the all-reduce and the get-tuple-element that reads it.
+  const ir::Module ref = read("mnist_mlp_train_single.hlo");
+  const ir::Module dist = read("mnist_mlp_train_dp.hlo");
+  std::optional<test::Mutant> mutant;
+  for (const auto& site : test::mutation_sites(dist, test::MutationKind::kDropCollective)) {
+    auto m = test::apply_mutation(dist, site);
+    if (m && m->mutation.description.find("%all-reduce.105") != std::string::npos) mutant = m;
+  }
+  REQUIRE(mutant);
+  const auto r = check(ref, mutant->module);
+  REQUIRE(r.verdict == Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  CHECK(r.divergence->dist_node == "add.116");
+  CHECK_THAT(r.divergence->reason, Catch::Contains("counted 2 times"));
+  CHECK_THAT(r.divergence->reason,
+             Catch::Contains("the partial sum begins at 'dot' (`dot`) and is not all-reduced "
+                             "over tp on the way here"));
+  const ir::Instruction& origin = dist.entry()[*dist.entry().find("dot")];
+  CHECK(origin.opcode == ir::Opcode::kDot);
+
+  // Used where it begins (tanh of the row-parallel dot, the all-reduce left out), the reason
+  // names the dot as the operand already and adds no trace.
+  const verify::CheckResult at_origin = test::check_texts(R"(HloModule d, num_partitions=2
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  w = f32[4,6] parameter(1)
+  d = f32[4,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[4,6] tanh(d)
+}
+)",
+                                                          test::kDotTanhRef);
+  REQUIRE(at_origin.divergence);
+  CHECK(at_origin.divergence->dist_node == "t");
+  CHECK_THAT(at_origin.divergence->reason, Catch::Contains("is not linear"));
+  CHECK_THAT(at_origin.divergence->reason, !Catch::Contains("begins at"));
 }
 
 TEST_CASE("injected bugs in the real pairs are never equivalent and are found near the change",
