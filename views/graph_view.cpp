@@ -174,6 +174,7 @@ void GraphView::apply_marks() {
       red = model_->group_of(marks_.divergent) == item->node().group;  // the layer holding it
     }
     item->set_divergent(red);
+    item->set_origin(!item->node().is_group && name == marks_.origin);
     item->set_dimmed(marks_.dim_unlit && !item->node().is_group && !marks_.lit.count(name));
   }
 }

@@ -64,6 +64,11 @@ void NodeItem::set_divergent(bool divergent) {
   update();
 }
 
+void NodeItem::set_origin(bool origin) {
+  origin_ = origin;
+  update();
+}
+
 QRectF NodeItem::boundingRect() const { return rect_.adjusted(-3, -3, 3, 3); }
 
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -71,6 +76,11 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setRenderHint(QPainter::Antialiasing);
   QPen pen(selected ? QColor(20, 90, 220) : QColor(110, 110, 120), selected ? 3 : 1);
   if (divergent_) pen.setColor(selected ? QColor(120, 0, 0) : QColor(190, 0, 0));
+  if (origin_ && !divergent_) {
+    pen.setColor(QColor(190, 0, 0));
+    pen.setWidthF(2.5);
+    pen.setStyle(Qt::DashLine);
+  }
   painter->setPen(pen);
   painter->setBrush(divergent_ ? QColor(240, 80, 70) : fill_);
   painter->drawRoundedRect(rect_, 6, 6);

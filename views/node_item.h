@@ -1,6 +1,7 @@
 // One box of a graph pane: a rounded rectangle with the op, the shape and the name (or a
-// group's title and size), a fill colour, an optional layout badge, a red state, and a yellow
-// corner when the user wrote a note on it (the note in its tooltip).
+// group's title and size), a fill colour, an optional layout badge, a red state, a dashed red
+// outline where a divergence's cause began, and a yellow corner when the user wrote a note on it
+// (the note in its tooltip).
 #pragma once
 
 #include <QColor>
@@ -23,6 +24,9 @@ class NodeItem : public QGraphicsItem {
   void set_badge(QString badge);
   void set_divergent(bool divergent);
   bool divergent() const { return divergent_; }
+  /// Where the divergence's cause began: a dashed red outline around the box.
+  void set_origin(bool origin);
+  bool origin() const { return origin_; }
   /// The user's note ("" for none): a yellow corner, and the text in the tooltip.
   void set_note(QString note);
   const QString& note() const { return note_; }
@@ -39,6 +43,7 @@ class NodeItem : public QGraphicsItem {
   QColor fill_;
   QString badge_;
   bool divergent_ = false;
+  bool origin_ = false;
   QString note_;
 };
 

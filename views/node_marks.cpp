@@ -35,7 +35,10 @@ NodeMarks distributed_marks(const verify::CheckResult& result) {
     marks.fill[m.dist] = match_colour(m.ref);
     marks.badge[m.dist] = layout_badge(m.layout);
   }
-  if (result.divergence) marks.divergent = result.divergence->dist_node;
+  if (result.divergence) {
+    marks.divergent = result.divergence->dist_node;
+    marks.origin = result.divergence->origin_node;
+  }
   return marks;
 }
 
@@ -51,7 +54,10 @@ NodeMarks distributed_marks_at(const verify::CheckResult& result, size_t step) {
     marks.fill[f.dist] = match_colour(f.ref);
     marks.badge[f.dist] = layout_badge(f.layout);
   }
-  if (result.divergence) marks.divergent = result.divergence->dist_node;
+  if (result.divergence) {
+    marks.divergent = result.divergence->dist_node;
+    marks.origin = result.divergence->origin_node;
+  }
   return marks;
 }
 

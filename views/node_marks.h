@@ -1,6 +1,7 @@
 // How a check result marks the nodes of each pane: values proven equal share a pastel colour in
 // both panes (keyed by the reference node they hold), distributed nodes carry a layout badge
-// (`R`, `S(d)`, `P`), and the divergent node is red.
+// (`R`, `S(d)`, `P`), the divergent node is red, and the node where its cause began is outlined
+// in red.
 #pragma once
 
 #include <QColor>
@@ -17,6 +18,8 @@ struct NodeMarks {
   std::unordered_map<std::string, QColor> fill;    ///< by node name; absent: unmatched
   std::unordered_map<std::string, QString> badge;  ///< by node name (distributed pane)
   std::string divergent;                           ///< the node to draw red, or empty
+  /// Where the divergence's cause began (Divergence::origin_node): outlined in red, or empty.
+  std::string origin;
   /// The saturation timeline's view: when true, nodes not in `lit` are drawn faded.
   bool dim_unlit = false;
   std::unordered_set<std::string> lit;

@@ -137,6 +137,7 @@ json::Value to_json(const CheckResult& r, const JsonOptions& options) {
     }
     j["dist_line"] = d.dist_line;
     j["ref_line"] = d.ref_line;
+    j["origin_node"] = d.origin_node.empty() ? json::Value(nullptr) : json::Value(d.origin_node);
     o["divergence"] = std::move(j);
   } else {
     o["divergence"] = nullptr;
@@ -442,6 +443,7 @@ Expected<CheckResult> result_from_json(const json::Value& o, std::string_view fi
     }
     div.dist_line = rd.integer_or(*d, "dist_line", at, -1);
     div.ref_line = rd.integer_or(*d, "ref_line", at, -1);
+    if (d->find("origin_node")) div.origin_node = rd.str_or_null(*d, "origin_node", at);
     r.divergence = std::move(div);
   }
   r.notes = rd.strings(o, "notes", "");

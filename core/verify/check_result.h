@@ -61,6 +61,9 @@ struct Divergence {
   std::string op_name;
   std::optional<SourceSite> source;
   int64_t dist_line = -1, ref_line = -1;  ///< where the nodes are written (1-based), for people
+  /// Where the cause began, when it is another node: the op that makes the partial sum this
+  /// node misuses (an all-reduce is missing between them). Empty otherwise.
+  std::string origin_node;
 };
 
 /// A distributed node proven to hold a reference node's value in a layout (what the window

@@ -518,8 +518,10 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
     result_.verdict = Verdict::kEquivalent;
   } else if (first_refusal_) {
     result_.verdict = Verdict::kDivergent;
-    result_.divergence = describe(first_refusal_->first,
-                                  first_refusal_->second + partial_origin(first_refusal_->first));
+    const auto origin = partial_origin(first_refusal_->first);
+    result_.divergence =
+        describe(first_refusal_->first, first_refusal_->second + (origin ? origin->second : ""));
+    if (origin) result_.divergence->origin_node = dist_.entry()[origin->first].name;
   } else if (layout_misfit_) {
     result_.verdict = Verdict::kDivergent;
     result_.divergence = describe(layout_misfit_->first, layout_misfit_->second);

@@ -157,9 +157,9 @@ class Checker {
   void state_random_assumptions();
   Divergence describe(InstrId id, std::string reason) const;
   /// For a node refused for a partial operand: where that partial sum begins (following
-  /// partial operands back), as a clause to append to the reason; empty when it begins at the
-  /// operand itself.
-  std::string partial_origin(InstrId id) const;
+  /// partial operands back), with a clause saying so to append to the reason; nothing when it
+  /// begins at the operand itself.
+  std::optional<std::pair<InstrId, std::string>> partial_origin(InstrId id) const;
   // Tracing a wrong value back alongside the reference (checker_trace.cpp).
   /// Whether the distributed value holds (in some layout) the reference value, element-wise.
   bool holds_reference_value(InstrId dist_value, InstrId ref_value) const;

@@ -73,7 +73,7 @@ std::optional<InstrId> Checker::closest_ref(InstrId id) const {
   return best;
 }
 
-std::string Checker::partial_origin(InstrId id) const {
+std::optional<std::pair<InstrId, std::string>> Checker::partial_origin(InstrId id) const {
   const ir::Computation& d = dist_.entry();
   // Whether every fact of element `e` of `v` is a partial over `axis` (any axis when none is
   // given yet, which is then set).
@@ -117,17 +117,18 @@ std::string Checker::partial_origin(InstrId id) const {
       if (!from || !partial(from->first, from->second, axis)) break;
       std::tie(at, element) = *from;
     }
-    if (at == o) return {};
+    if (at == o) return std::nullopt;
     const ir::Instruction& origin = d[at];
     std::string where = "`" + std::string(origin.opcode_text()) + "`";
     if (origin.metadata.has_source_site()) {
       where +=
           ", " + origin.metadata.source_file + ":" + std::to_string(origin.metadata.source_line);
     }
-    return "; the partial sum begins at '" + origin.name + "' (" + where +
-           ") and is not all-reduced over " + mesh_.name(*axis) + " on the way here";
+    return std::pair{at, "; the partial sum begins at '" + origin.name + "' (" + where +
+                             ") and is not all-reduced over " + mesh_.name(*axis) +
+                             " on the way here"};
   }
-  return {};
+  return std::nullopt;
 }
 
 Divergence Checker::describe(InstrId id, std::string reason) const {

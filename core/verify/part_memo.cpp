@@ -166,6 +166,7 @@ CheckResult renamed(const CheckResult& result, const Renames& renames) {
   }
   if (r.divergence) {
     dist(r.divergence->dist_node);
+    dist(r.divergence->origin_node);
     ref(r.divergence->ref_node);
     text(r.divergence->reason);
   }

@@ -199,4 +199,33 @@ TEST_CASE("MainWindow: Help › Examples opens a gallery example with its explan
   CHECK_FALSE(w.open_gallery_example("no-such-example", true));
 }
 
+TEST_CASE("MainWindow: a misused partial sum's origin is outlined beside the divergent node") {
+  // The MLP with its all-reduce forgotten: the residual add is the divergence, and the down
+  // projection's dot, where the partial sum begins, is outlined in the same layer.
+  MainWindow w;
+  w.set_interactive(false);
+  QSignalSpy finished(w.check_runner(), &CheckRunner::finished);
+  REQUIRE(w.open_gallery_example("mlp-column-row", true));
+  REQUIRE(wait_until([&] { return finished.count() > 0 && w.result() && w.idle(); }, 60'000));
+  REQUIRE(w.result()->divergence);
+  const verify::Divergence& d = *w.result()->divergence;
+  REQUIRE_FALSE(d.origin_node.empty());
+  CHECK_THAT(d.reason, Catch::Contains("the partial sum begins at '" + d.origin_node + "'"));
+
+  const NodeItem* origin = nullptr;
+  const NodeItem* divergent = nullptr;
+  for (QGraphicsItem* item : w.distributed_view()->scene()->items()) {
+    const auto* node = dynamic_cast<const NodeItem*>(item);
+    if (node && node->name() == d.origin_node) origin = node;
+    if (node && node->name() == d.dist_node) divergent = node;
+  }
+  REQUIRE(origin);
+  REQUIRE(divergent);
+  CHECK(origin->node().op == "dot");
+  CHECK(origin->origin());
+  CHECK_FALSE(origin->divergent());
+  CHECK(divergent->divergent());
+  CHECK_FALSE(divergent->origin());
+}
+
 }  // namespace scalify::views

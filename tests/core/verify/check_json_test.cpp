@@ -47,6 +47,11 @@ TEST_CASE("check JSON: a real result reads back whole", "[verify][json]") {
   CHECK(back->matches.size() == r.matches.size());
   CHECK(back->verdict == r.verdict);
   CHECK(back->divergence.has_value() == r.divergence.has_value());
+  if (r.divergence) {
+    // The missing all-reduce's partial sum begins at a dot before the node it is blamed on.
+    CHECK_FALSE(r.divergence->origin_node.empty());
+    CHECK(back->divergence->origin_node == r.divergence->origin_node);
+  }
   for (size_t i = 0; i < r.goals.size(); ++i) CHECK(back->goals[i].proof == r.goals[i].proof);
 
   // `check --json` leaves the matches out: read back, there are none.

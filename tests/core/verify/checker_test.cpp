@@ -318,6 +318,7 @@ TEST_CASE("a partial sum used where a value is needed is traced back to where it
   REQUIRE(r.verdict == Verdict::kDivergent);
   REQUIRE(r.divergence);
   CHECK(r.divergence->dist_node == "add.116");
+  CHECK(r.divergence->origin_node == "dot");
   CHECK_THAT(r.divergence->reason, Catch::Contains("counted 2 times"));
   CHECK_THAT(r.divergence->reason,
              Catch::Contains("the partial sum begins at 'dot' (`dot`) and is not all-reduced "
@@ -340,6 +341,7 @@ ENTRY e {
   CHECK(at_origin.divergence->dist_node == "t");
   CHECK_THAT(at_origin.divergence->reason, Catch::Contains("is not linear"));
   CHECK_THAT(at_origin.divergence->reason, !Catch::Contains("begins at"));
+  CHECK(at_origin.divergence->origin_node.empty());
 }
 
 TEST_CASE("injected bugs in the real pairs are never equivalent and are found near the change",
