@@ -166,6 +166,10 @@ std::vector<WalkStep> guided_walk(const CheckResult& result) {
   if (result.divergence) {
     last.kind = WalkStep::Kind::kDivergence;
     last.nodes = {result.divergence->dist_node};
+    // Where a misused partial sum begins is lit with it: the walk shows both ends.
+    if (!result.divergence->origin_node.empty()) {
+      last.nodes.push_back(result.divergence->origin_node);
+    }
     last.ref_node = result.divergence->ref_node;
     last.caption = first + divergence_caption(*result.divergence);
   } else if (result.verdict == Verdict::kEquivalent) {

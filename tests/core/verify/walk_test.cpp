@@ -93,6 +93,9 @@ TEST_CASE("guided walk: every gallery example, correct and buggy, walks its deri
     CHECK(last.kind == WalkStep::Kind::kDivergence);
     REQUIRE(!last.nodes.empty());
     CHECK(last.nodes.front() == d.dist_node);
+    if (!d.origin_node.empty()) {
+      CHECK(std::find(last.nodes.begin(), last.nodes.end(), d.origin_node) != last.nodes.end());
+    }
     CHECK(last.ref_node == d.ref_node);
     CHECK_THAT(last.caption, Catch::Contains("`" + d.dist_node + "`"));
     CHECK_THAT(last.caption, Catch::Contains(d.reason));
