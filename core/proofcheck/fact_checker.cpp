@@ -134,6 +134,31 @@ FactCheck FactChecker::balanced_share(const DerivedFact& f) {
   return terms_.scaled(1.0 / static_cast<double>(mesh_.size(*axis)), *known_[p.index]);
 }
 
+/// A part whose mean over some axes is x is a part whose sum over them is n x (n the product of
+/// their sizes): the premise's layout with those partial means turned into partial sums.
+FactCheck FactChecker::mean_as_sum(const DerivedFact& f) {
+  if (f.premises.size() != 1) return Failure("a sum of means has one premise");
+  const DerivedFact& p = premise(f, 0);
+  if (p.dist != f.dist || p.element != f.element || p.layout.axes.size() != f.layout.axes.size()) {
+    return Failure("the premise is not a fact of this value");
+  }
+  double n = 1;
+  for (size_t a = 0; a < f.layout.axes.size() && a < mesh_.rank(); ++a) {
+    const verify::AxisLayout& from = p.layout.axes[a];
+    const verify::AxisLayout& to = f.layout.axes[a];
+    if (from.is_partial() && from.op == verify::ReduceOp::kMean) {
+      if (!to.is_partial() || to.op != verify::ReduceOp::kSum) {
+        return Failure("a partial mean over " + mesh_.name(a) + " becomes a partial sum");
+      }
+      n *= static_cast<double>(mesh_.size(a));
+    } else if (!(from == to)) {
+      return Failure("only partial means change");
+    }
+  }
+  if (n == 1) return Failure("the premise holds no partial mean");
+  return terms_.scaled(n, *known_[p.index]);
+}
+
 /// select(x != 0, x, c) is x when x is assumed not 0: a stated assumption about the reference
 /// value x's share stands for.
 FactCheck FactChecker::nonzero_guard(const DerivedFact& f, const ir::Instruction& instr) {
@@ -732,6 +757,7 @@ FactCheck FactChecker::check_fact(const DerivedFact& f) {
     if (!wired) return "the premise is not the " + rule + "'s operand";
     return *known_[f.premises[0]];
   }
+  if (rule == "mean-as-sum") return mean_as_sum(f);
   if (rule == "dynamic-slice-by-rank") return slice_by_rank(f, instr);
   if (rule == "ring-assembly") return ring_assembly(f, instr);
   if (rule == "select-by-rank") return select_by_rank(f, instr);

@@ -82,6 +82,7 @@ class FactChecker {
   std::optional<Failure> recheck_step(const verify::StepCheck& step, ir::CompId ref_step,
                                       ir::CompId dist_step);
   FactCheck balanced_share(const verify::DerivedFact& f);
+  FactCheck mean_as_sum(const verify::DerivedFact& f);
   FactCheck nonzero_guard(const verify::DerivedFact& f, const ir::Instruction& instr);
   /// The reference parameter a bijection entry binds, reshaped and transposed as it says.
   FactCheck parameter_term(const verify::BijectionEntry& b);

@@ -352,6 +352,12 @@ class Inference {
                 ": only one rank may hold it",
             "'" + name + "' must be held by one rank of " + mesh_.name(a) +
                 " only (the others hold zeros)");
+        add(d, r, Layout::on(mesh_, a, AxisLayout::partial(ReduceOp::kMean)), {},
+            BijectionCandidate::Source::kContract,
+            how + "; same shape, so it may be a partial mean over " + mesh_.name(a) +
+                ": each rank may hold its own part (an accumulator of local means)",
+            "the values of '" + name + "' on the ranks of " + mesh_.name(a) +
+                " must average to the reference's (each rank accumulates its own means)");
       }
     }
     for (auto& [layout, perm] : permuted_for(d, r)) {

@@ -141,9 +141,10 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     std::vector<size_t> changed;
     CheckResult result;
   };
+  CheckOptions current = options;  // with the balanced-count assumption once it is adopted
   auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
     ++attempts;
-    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), options, output_bindings);
+    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), current, output_bindings);
     return Trial{std::move(trial), std::move(changed), std::move(r)};
   };
   // A weight stored transposed is believed only when it proves: a divergence found under it
@@ -163,7 +164,10 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   };
   auto adopt = [&](Trial& t) {
     for (size_t p : t.changed) {
-      tried.push_back(comp[candidates.parameters[p].dist].name + " as " +
+      // A parameter moved on again is told once, as it ends.
+      const std::string name = comp[candidates.parameters[p].dist].name + " as ";
+      std::erase_if(tried, [&](const std::string& s) { return s.starts_with(name); });
+      tried.push_back(name +
                       candidates.parameters[p].candidates[t.choice[p]].layout.to_string(mesh));
     }
     choice = std::move(t.choice);
@@ -192,58 +196,61 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
       return;
     }
   };
-  bool improved = true;
-  while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
-         attempts < max_attempts) {
-    improved = false;
-    auto node = comp.find(best.divergence->dist_node);
-    if (!node) break;
-    // The parameters the divergent node depends on, nearest first, that have another candidate.
-    std::vector<size_t> movable;
-    std::vector<size_t> hops;  // of each movable parameter
-    for (const Upstream& u : parameters_upstream(comp, *node)) {
-      size_t p = 0;
-      while (p < candidates.parameters.size() && candidates.parameters[p].dist != u.param) ++p;
-      if (p < candidates.parameters.size() && next_of(p, choice[p])) {
-        movable.push_back(p);
-        hops.push_back(u.hops);
+  auto search = [&] {
+    bool improved = true;
+    while (improved && best.verdict == Verdict::kDivergent && best.divergence &&
+           attempts < max_attempts) {
+      improved = false;
+      auto node = comp.find(best.divergence->dist_node);
+      if (!node) break;
+      // The parameters the divergent node depends on, nearest first, that have another candidate.
+      std::vector<size_t> movable;
+      std::vector<size_t> hops;  // of each movable parameter
+      for (const Upstream& u : parameters_upstream(comp, *node)) {
+        size_t p = 0;
+        while (p < candidates.parameters.size() && candidates.parameters[p].dist != u.param) ++p;
+        if (p < candidates.parameters.size() && next_of(p, choice[p])) {
+          movable.push_back(p);
+          hops.push_back(u.hops);
+        }
       }
-    }
-    // Single changes, nearest first, keeping the one that gets furthest among the nearest that
-    // help (a proof ends the search; a farther parameter is tried only when no nearer one
-    // helps: what feeds the divergent node most directly is what its reason is about); then,
-    // if none helps, two of the nearest together (two operands whose shards only line up when
-    // both move to another axis of the same size).
-    std::optional<Trial> pick;
-    size_t pick_hops = 0;
-    for (size_t i = 0; i < movable.size() && attempts < max_attempts; ++i) {
-      if (pick && hops[i] > pick_hops) break;
-      std::vector<size_t> trial = choice;
-      trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
-      Trial t = run_trial(std::move(trial), {movable[i]});
-      remember(t);
-      if (better(t, pick ? pick->result : best)) {
-        pick = std::move(t);
-        pick_hops = hops[i];
-      }
-      if (pick && pick->result.verdict == Verdict::kEquivalent) break;
-    }
-    constexpr size_t kNearest = 4;
-    for (size_t i = 0; !pick && i < movable.size() && i < kNearest; ++i) {
-      for (size_t j = i + 1; !pick && j < movable.size() && j < kNearest; ++j) {
-        if (attempts >= max_attempts) break;
+      // Single changes, nearest first, keeping the one that gets furthest among the nearest that
+      // help (a proof ends the search; a farther parameter is tried only when no nearer one
+      // helps: what feeds the divergent node most directly is what its reason is about); then,
+      // if none helps, two of the nearest together (two operands whose shards only line up when
+      // both move to another axis of the same size).
+      std::optional<Trial> pick;
+      size_t pick_hops = 0;
+      for (size_t i = 0; i < movable.size() && attempts < max_attempts; ++i) {
+        if (pick && hops[i] > pick_hops) break;
         std::vector<size_t> trial = choice;
         trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
-        trial[movable[j]] = *next_of(movable[j], choice[movable[j]]);
-        Trial t = run_trial(std::move(trial), {movable[i], movable[j]});
-        if (better(t, best)) pick = std::move(t);
+        Trial t = run_trial(std::move(trial), {movable[i]});
+        remember(t);
+        if (better(t, pick ? pick->result : best)) {
+          pick = std::move(t);
+          pick_hops = hops[i];
+        }
+        if (pick && pick->result.verdict == Verdict::kEquivalent) break;
+      }
+      constexpr size_t kNearest = 4;
+      for (size_t i = 0; !pick && i < movable.size() && i < kNearest; ++i) {
+        for (size_t j = i + 1; !pick && j < movable.size() && j < kNearest; ++j) {
+          if (attempts >= max_attempts) break;
+          std::vector<size_t> trial = choice;
+          trial[movable[i]] = *next_of(movable[i], choice[movable[i]]);
+          trial[movable[j]] = *next_of(movable[j], choice[movable[j]]);
+          Trial t = run_trial(std::move(trial), {movable[i], movable[j]});
+          if (better(t, best)) pick = std::move(t);
+        }
+      }
+      if (pick) {
+        adopt(*pick);
+        improved = true;
       }
     }
-    if (pick) {
-      adopt(*pick);
-      improved = true;
-    }
-  }
+  };
+  search();
   // A mean over batch shards is right only if every rank counts as many items: an assumption
   // adopted only when it is what proves, or what finds a later divergence.
   if (best.verdict == Verdict::kDivergent && attempts < max_attempts) {
@@ -253,8 +260,44 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
         choice, {}, check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings)};
     ++attempts;
     // Kept when it proves, or when it gets further: a divergence found under the assumption
-    // is nearer the real one (the assumption is then listed with it).
-    if (better(t, best)) best = std::move(t.result);
+    // is nearer the real one (the assumption is then listed with it), and the parameters
+    // upstream of that one are searched again under it (accumulators of local means).
+    if (better(t, best)) {
+      best = std::move(t.result);
+      current = balanced;
+      search();
+    }
+  }
+  // Accumulators of local means first look like partial sums (each adopted as one gets further)
+  // and are only right as partial means all at once: one moved alone still meets the others'
+  // parts counted n times, so the search sees no progress. One more trial moves them together.
+  if (best.verdict == Verdict::kDivergent && attempts < max_attempts) {
+    std::vector<size_t> trial = choice;
+    std::vector<size_t> changed;
+    for (size_t p = 0; p < trial.size(); ++p) {
+      const auto& list = candidates.parameters[p].candidates;
+      if (!usable(p, trial[p]) || list[trial[p]].source != BijectionCandidate::Source::kContract)
+        continue;
+      const Layout& at = list[trial[p]].layout;
+      for (size_t c = trial[p] + 1; c < list.size(); ++c) {
+        const Layout& l = list[c].layout;
+        bool mean_for_sum = l.axes.size() == at.axes.size() && !(l == at);
+        for (size_t a = 0; a < l.axes.size() && mean_for_sum; ++a) {
+          mean_for_sum = l.axes[a] == at.axes[a] ||
+                         (at.axes[a].is_partial() && at.axes[a].op == ReduceOp::kSum &&
+                          l.axes[a].is_partial() && l.axes[a].op == ReduceOp::kMean);
+        }
+        if (mean_for_sum && list[c].ref == list[trial[p]].ref) {
+          trial[p] = c;
+          changed.push_back(p);
+          break;
+        }
+      }
+    }
+    if (!changed.empty()) {
+      Trial t = run_trial(std::move(trial), std::move(changed));
+      if (better(t, best)) adopt(t);
+    }
   }
   if (hint && best.verdict == Verdict::kDivergent && best.divergence &&
       best.divergence->dist_node == hint->node) {

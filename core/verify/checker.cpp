@@ -167,7 +167,22 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
       f.ref = bridge_.transpose(f.ref, b.permutation, ir::Type::array(rt.dtype(), dims));
     }
     f.rule = b.assumption ? "assumption" : "bijection";
-    add_fact(b.dist, 0, std::move(f));
+    // Each rank holding a part whose mean over an axis is the value (a gradient accumulated
+    // from local means) is each holding a part whose sum is n times it: the layout ops carry.
+    Fact as_sum = f;
+    bool mean = false;
+    for (size_t a = 0; a < as_sum.layout.axes.size() && a < mesh_.rank(); ++a) {
+      AxisLayout& axis = as_sum.layout.axes[a];
+      if (!axis.is_partial() || axis.op != ReduceOp::kMean) continue;
+      axis = AxisLayout::partial(ReduceOp::kSum);
+      as_sum.ref = bridge_.scale(as_sum.ref, static_cast<double>(mesh_.size(a)));
+      mean = true;
+    }
+    if (add_fact(b.dist, 0, std::move(f)) && mean) {
+      as_sum.rule = "mean-as-sum";
+      as_sum.premises = {static_cast<uint32_t>(facts_.size() - 1)};
+      add_fact(b.dist, 0, std::move(as_sum));
+    }
     BijectionEntry e{d[b.dist].name,
                      r[*b.ref].name,
                      d[b.dist].parameter_number,

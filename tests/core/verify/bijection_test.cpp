@@ -106,10 +106,13 @@ TEST_CASE("bijection: gpt2 tp2, biases as partial sums ranked second", "[verify]
   CHECK(p.mesh.to_string() == "tp=2");
   for (int64_t bias : {16, 22}) {
     const ParameterCandidates& pc = p.param(bias);
-    REQUIRE(pc.candidates.size() == 2);
+    REQUIRE(pc.candidates.size() == 3);
     CHECK(pc.candidates[0].layout.is_rep());
     CHECK(pc.candidates[0].contract.empty());
     CHECK(pc.candidates[1].layout.to_string(p.mesh) == "partial(sum,tp)");
+    // Third, each rank's own part of a mean (an accumulator of local means).
+    CHECK(pc.candidates[2].layout.to_string(p.mesh) == "partial(mean,tp)");
+    CHECK_THAT(pc.candidates[2].contract, Catch::Contains("must average to the reference's"));
     CHECK(pc.candidates[1].source == Source::kContract);
     CHECK(pc.candidates[1].why.find("only one rank may hold it") != std::string::npos);
     CHECK(pc.candidates[1].contract.find("must be held by one rank of tp only") !=
