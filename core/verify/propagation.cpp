@@ -97,6 +97,10 @@ std::variant<AxisLayout, NoLift> partial_axis(const ir::Instruction& instr,
       if (!sum_like && !moves_data(instr.opcode)) return not_linear();
       for (size_t i = 0; i < ops.size(); ++i) {
         if (sig.value_operand[i] && !partial_here(i)) {
+          if (ops[i].layout.axes[axis].is_partial()) {  // partials of another reduction
+            return NoLift{who + " but " + operand_says(i, ops[i], mesh) + ": " + quoted(instr) +
+                          " combines parts that make up their values in different ways"};
+          }
           return NoLift{who + " but " + operand_says(i, ops[i], mesh) + ": " + quoted(instr) +
                         " adds a replicated value to a partial one on every rank, so it is "
                         "counted " +

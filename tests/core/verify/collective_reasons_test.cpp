@@ -166,3 +166,27 @@ ENTRY e {
   REQUIRE(r.divergence);
   CHECK(r.divergence->dist_node == "n2");
 }
+
+TEST_CASE("collective reasons: partial values of two reductions are not added", "[verify]") {
+  // A sum and a maximum over a sharded dim, added before either is all-reduced: the reason
+  // says the parts make up their values in different ways (neither operand is replicated).
+  const std::string body = R"(
+  zero = f32[] constant(0)
+  low = f32[] constant(-inf)
+  s = f32[4] reduce(x, zero), dimensions={1}, to_apply=sum
+  m = f32[4] reduce(x, low), dimensions={1}, to_apply=max
+  ROOT a = f32[4] add(s, m)
+}
+)";
+  const std::string ref = "HloModule r\n" + test::kSumComputation + kMaxComputation +
+                          "ENTRY e {\n  x = f32[4,8] parameter(0)" + body;
+  const std::string dist = "HloModule d, num_partitions=2\n" + test::kSumComputation +
+                           kMaxComputation + "ENTRY e {\n  x = f32[4,4] parameter(0)" + body;
+  const verify::CheckResult r = test::check_texts(dist, ref);
+  REQUIRE(r.verdict == verify::Verdict::kDivergent);
+  REQUIRE(r.divergence);
+  CHECK(r.divergence->dist_node == "a");
+  CHECK(r.divergence->reason ==
+        "operand 0 is partial(sum,tp) but operand 1 is partial(max,tp): `add` combines parts "
+        "that make up their values in different ways");
+}
