@@ -22,6 +22,17 @@ QString layout_badge(const verify::Layout& layout) {
   return out;
 }
 
+namespace {
+
+/// The divergent node (red) and where its cause began (outlined), in the distributed pane.
+void mark_divergence(NodeMarks& marks, const verify::CheckResult& result) {
+  if (!result.divergence) return;
+  marks.divergent = result.divergence->dist_node;
+  marks.origin = result.divergence->origin_node;
+}
+
+}  // namespace
+
 NodeMarks reference_marks(const verify::CheckResult& result) {
   NodeMarks marks;
   // The divergence's closest reference node is not wrong itself: selection shows it, not red.
@@ -35,10 +46,7 @@ NodeMarks distributed_marks(const verify::CheckResult& result) {
     marks.fill[m.dist] = match_colour(m.ref);
     marks.badge[m.dist] = layout_badge(m.layout);
   }
-  if (result.divergence) {
-    marks.divergent = result.divergence->dist_node;
-    marks.origin = result.divergence->origin_node;
-  }
+  mark_divergence(marks, result);
   return marks;
 }
 
@@ -54,10 +62,7 @@ NodeMarks distributed_marks_at(const verify::CheckResult& result, size_t step) {
     marks.fill[f.dist] = match_colour(f.ref);
     marks.badge[f.dist] = layout_badge(f.layout);
   }
-  if (result.divergence) {
-    marks.divergent = result.divergence->dist_node;
-    marks.origin = result.divergence->origin_node;
-  }
+  mark_divergence(marks, result);
   return marks;
 }
 

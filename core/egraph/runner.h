@@ -167,8 +167,8 @@ struct RunReport {
   /// Unions refused for an ill-typed or shapeless side (RunOptions::ill_typed, ::shapeless):
   /// rule instances, and congruences between nodes typed apart that way.
   size_t ill_typed_instances = 0;
-  bool rescued =
-      false;  ///< the run went on past the iteration limit (Scheduling::rescue_iterations)
+  /// The run went on past the iteration limit (Scheduling::rescue_iterations).
+  bool rescued = false;
   double seconds = 0;
   /// Kept when proofs can ask for it (explanations on, or a fact database given); otherwise
   /// empty, and Reason::detail is 0.

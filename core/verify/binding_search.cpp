@@ -278,16 +278,10 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
       const auto& list = candidates.parameters[p].candidates;
       if (!usable(p, trial[p]) || list[trial[p]].source != BijectionCandidate::Source::kContract)
         continue;
-      const Layout& at = list[trial[p]].layout;
       for (size_t c = trial[p] + 1; c < list.size(); ++c) {
-        const Layout& l = list[c].layout;
-        bool mean_for_sum = l.axes.size() == at.axes.size() && !(l == at);
-        for (size_t a = 0; a < l.axes.size() && mean_for_sum; ++a) {
-          mean_for_sum = l.axes[a] == at.axes[a] ||
-                         (at.axes[a].is_partial() && at.axes[a].op == ReduceOp::kSum &&
-                          l.axes[a].is_partial() && l.axes[a].op == ReduceOp::kMean);
-        }
-        if (mean_for_sum && list[c].ref == list[trial[p]].ref) {
+        // The same reference value, with partial means where this one has partial sums.
+        const auto [sums, n] = list[c].layout.means_as_sums(mesh);
+        if (n > 1 && sums == list[trial[p]].layout && list[c].ref == list[trial[p]].ref) {
           trial[p] = c;
           changed.push_back(p);
           break;

@@ -169,16 +169,12 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
     f.rule = b.assumption ? "assumption" : "bijection";
     // Each rank holding a part whose mean over an axis is the value (a gradient accumulated
     // from local means) is each holding a part whose sum is n times it: the layout ops carry.
-    Fact as_sum = f;
-    bool mean = false;
-    for (size_t a = 0; a < as_sum.layout.axes.size() && a < mesh_.rank(); ++a) {
-      AxisLayout& axis = as_sum.layout.axes[a];
-      if (!axis.is_partial() || axis.op != ReduceOp::kMean) continue;
-      axis = AxisLayout::partial(ReduceOp::kSum);
-      as_sum.ref = bridge_.scale(as_sum.ref, static_cast<double>(mesh_.size(a)));
-      mean = true;
-    }
-    if (add_fact(b.dist, 0, std::move(f)) && mean) {
+    auto [sums, n] = f.layout.means_as_sums(mesh_);
+    const ClassId value = f.ref;
+    if (add_fact(b.dist, 0, std::move(f)) && n > 1) {
+      Fact as_sum;
+      as_sum.layout = std::move(sums);
+      as_sum.ref = bridge_.scale(value, static_cast<double>(n));
       as_sum.rule = "mean-as-sum";
       as_sum.premises = {static_cast<uint32_t>(facts_.size() - 1)};
       add_fact(b.dist, 0, std::move(as_sum));

@@ -118,6 +118,18 @@ bool Layout::has_partial() const {
   return false;
 }
 
+std::pair<Layout, int64_t> Layout::means_as_sums(const Mesh& mesh) const {
+  Layout sums = *this;
+  int64_t n = 1;
+  for (size_t a = 0; a < sums.axes.size() && a < mesh.rank(); ++a) {
+    AxisLayout& axis = sums.axes[a];
+    if (!axis.is_partial() || axis.op != ReduceOp::kMean) continue;
+    axis = AxisLayout::partial(ReduceOp::kSum);
+    n *= mesh.size(a);
+  }
+  return {std::move(sums), n};
+}
+
 int64_t Layout::split(int32_t d, const Mesh& mesh) const {
   int64_t n = 1;
   for (size_t a = 0; a < axes.size(); ++a) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "verify/mesh.h"
@@ -58,6 +59,13 @@ struct Layout {
 
   bool is_rep() const;
   bool has_partial() const;
+  /// This layout with every partial(mean) axis read as a partial sum, and the factor the value
+  /// is then multiplied by (the product of those axes' sizes; 1 when there is none): each
+  /// rank's part of a mean of X is its part of a sum of n X.
+  ///
+  ///   Layout::on(tp2, 0, AxisLayout::partial(ReduceOp::kMean)).means_as_sums(tp2) ==
+  ///     std::pair{Layout::on(tp2, 0, AxisLayout::partial(ReduceOp::kSum)), int64_t{2}}
+  std::pair<Layout, int64_t> means_as_sums(const Mesh& mesh) const;
   /// The first axis after `axis` (a minor one) that also shards dim `d`, if any. Gathering or
   /// scattering `axis` along d is then not a layout's move: the minor axis's blocks are the
   /// inner ones, so it goes first (a major axis sharding d is fine: its blocks stay outside).

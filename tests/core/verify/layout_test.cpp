@@ -52,3 +52,22 @@ TEST_CASE("Layout::parse rejects bad text and unknown axes", "[verify]") {
   }
   CHECK_FALSE(Layout::parse("shard(0,tp)", Mesh()).has_value());
 }
+
+TEST_CASE("Layout::means_as_sums reads partial means as partial sums of n times the value",
+          "[verify]") {
+  const Mesh tp2 = *Mesh::parse("tp=2");
+  CHECK(Layout::on(tp2, 0, AxisLayout::partial(ReduceOp::kMean)).means_as_sums(tp2) ==
+        std::pair{Layout::on(tp2, 0, AxisLayout::partial(ReduceOp::kSum)), int64_t{2}});
+  // Two axes: the factor is the product; other parts stay as they are.
+  const Mesh m = *Mesh::parse("dp=2,tp=4");
+  const Layout both{{AxisLayout::partial(ReduceOp::kMean), AxisLayout::partial(ReduceOp::kMean)}};
+  const Layout sums{{AxisLayout::partial(ReduceOp::kSum), AxisLayout::partial(ReduceOp::kSum)}};
+  CHECK(both.means_as_sums(m) == std::pair{sums, int64_t{8}});
+  const Layout mixed{{AxisLayout::shard(0), AxisLayout::partial(ReduceOp::kMean)}};
+  const auto [read, n] = mixed.means_as_sums(m);
+  CHECK(n == 4);
+  CHECK(read.to_string(m) == "shard(0,dp)+partial(sum,tp)");
+  // None: unchanged, factor 1.
+  const Layout plain = Layout::on(m, 1, AxisLayout::partial(ReduceOp::kMax));
+  CHECK(plain.means_as_sums(m) == std::pair{plain, int64_t{1}});
+}
