@@ -45,6 +45,9 @@ class Vocabulary {
   /// The payload id of `attrs` (sorted here; keys must be distinct).
   uint32_t payload(Attrs attrs);
   const Attrs& attrs(uint32_t payload) const { return payloads_[payload]; }
+  /// How many symbols and payloads are interned (ids run from 0 to these).
+  size_t symbol_count() const { return names_.size(); }
+  size_t payload_count() const { return payloads_.size(); }
   /// The value of attribute `key` in a payload, or nullptr.
   const AttrValue* attr(uint32_t payload, std::string_view key) const;
 

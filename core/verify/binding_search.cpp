@@ -5,6 +5,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "verify/saturation_memo.h"
+
 namespace scalify::verify {
 
 namespace {
@@ -46,22 +48,6 @@ std::tuple<size_t, bool, size_t> progress(const CheckResult& r,
   return {proven, !r.divergence || r.divergence->by_value, at};
 }
 
-ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
-  ParamBinding b;
-  b.dist = p.dist;
-  const BijectionCandidate& c = p.candidates[choice];
-  b.ref = c.ref;
-  b.layout = c.layout;
-  b.reshape = c.reshape;
-  b.permutation = c.permutation;
-  b.why = c.why;
-  if (!c.contract.empty()) {
-    b.assumption = true;
-    b.why = c.contract;
-  }
-  return b;
-}
-
 }  // namespace
 
 /// A padded shard is right as it is when its padding never reaches a value; when it is summed
@@ -91,6 +77,32 @@ void add_zero_padding_contracts(BijectionCandidates& candidates, const ir::Modul
   }
 }
 
+ParamBinding binding_of(const ParameterCandidates& p, size_t choice) {
+  ParamBinding b;
+  b.dist = p.dist;
+  if (choice >= p.candidates.size()) {
+    b.why = "no candidate";
+    return b;
+  }
+  const BijectionCandidate& c = p.candidates[choice];
+  b.ref = c.ref;
+  b.layout = c.layout;
+  b.reshape = c.reshape;
+  b.permutation = c.permutation;
+  b.why = c.why;
+  if (!c.contract.empty()) {
+    b.assumption = true;
+    b.why = c.contract;
+  }
+  return b;
+}
+
+std::vector<ParamBinding> best_bindings(const BijectionCandidates& candidates) {
+  std::vector<ParamBinding> bindings;
+  for (const ParameterCandidates& p : candidates.parameters) bindings.push_back(binding_of(p, 0));
+  return bindings;
+}
+
 Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
                          const BijectionCandidates& candidates,
                          const std::vector<OutputBinding>& output_bindings,
@@ -105,22 +117,18 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   auto bindings_for = [&](const std::vector<size_t>& pick) {
     std::vector<ParamBinding> bindings;
     for (size_t p = 0; p < candidates.parameters.size(); ++p) {
-      const ParameterCandidates& pc = candidates.parameters[p];
-      if (usable(p, pick[p])) {
-        bindings.push_back(binding_of(pc, pick[p]));
-      } else {
-        ParamBinding none;
-        none.dist = pc.dist;
-        none.why = "no candidate";
-        bindings.push_back(none);
-      }
+      bindings.push_back(binding_of(candidates.parameters[p], pick[p]));
     }
     return bindings;
   };
   const ir::Computation& comp = dist.entry();
   const std::vector<ir::InstrId> order =
       comp.topological_order().value_or(std::vector<ir::InstrId>{});
-  CheckResult best = check_under(ref, dist, mesh, bindings_for(choice), options, output_bindings);
+  // Trials often build the e-graph an earlier check saturated (the parameter they move is not
+  // read before the divergence): those take it from the memo.
+  SaturationMemo memo;
+  CheckResult best =
+      check_under(ref, dist, mesh, bindings_for(choice), options, output_bindings, &memo);
   std::vector<std::string> tried;
   // A divergence may only mean that a parameter's layout is another of its candidates (a
   // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
@@ -144,7 +152,8 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   CheckOptions current = options;  // with the balanced-count assumption once it is adopted
   auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
     ++attempts;
-    CheckResult r = check_under(ref, dist, mesh, bindings_for(trial), current, output_bindings);
+    CheckResult r =
+        check_under(ref, dist, mesh, bindings_for(trial), current, output_bindings, &memo);
     return Trial{std::move(trial), std::move(changed), std::move(r)};
   };
   // A weight stored transposed is believed only when it proves: a divergence found under it
@@ -256,8 +265,9 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   if (best.verdict == Verdict::kDivergent && attempts < max_attempts) {
     CheckOptions balanced = options;
     balanced.balanced_partials = true;
-    Trial t{
-        choice, {}, check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings)};
+    Trial t{choice,
+            {},
+            check_under(ref, dist, mesh, bindings_for(choice), balanced, output_bindings, &memo)};
     ++attempts;
     // Kept when it proves, or when it gets further: a divergence found under the assumption
     // is nearer the real one (the assumption is then listed with it), and the parameters

@@ -20,6 +20,15 @@ namespace scalify::verify {
 void add_zero_padding_contracts(BijectionCandidates& candidates, const ir::Module& dist,
                                 const Mesh& mesh);
 
+/// Parameter `p` bound to its candidate `choice` (a loader's contract an assumption, stated), or
+/// to nothing ("no candidate") past its last.
+ParamBinding binding_of(const ParameterCandidates& p, size_t choice);
+
+/// Every parameter bound to its best candidate: where a search starts.
+///
+///   check_under(ref, dist, mesh, best_bindings(infer_bijection(ref, dist, mesh)), {});
+std::vector<ParamBinding> best_bindings(const BijectionCandidates& candidates);
+
 /// The best check found and the parameter layouts that were changed to reach it.
 struct Searched {
   CheckResult result;

@@ -193,6 +193,50 @@ void Checker::seed(const std::vector<ParamBinding>& bindings) {
 }
 
 void Checker::saturate() {
+  g_.rebuild();  // matching reads the node lists, which rebuild() refreshes
+  std::string key;
+  const SaturationMemo::Saturated* saturated = nullptr;
+  if (memo_) {
+    key = saturation_key();
+    saturated = memo_->find(key);
+  }
+  if (saturated) {
+    g_ = saturated->graph;
+    vocab_ = saturated->vocab;
+    types_ = saturated->types;
+    report_ = saturated->report;
+    origins_ = saturated->origins;
+    result_.notes.insert(result_.notes.end(), saturated->notes.begin(), saturated->notes.end());
+  } else {
+    const size_t notes_before = result_.notes.size();
+    run_rules();
+    if (memo_) {
+      memo_->store(std::move(key), {g_, vocab_, types_, report_, origins_,
+                                    std::vector<std::string>(result_.notes.begin() + notes_before,
+                                                             result_.notes.end())});
+    }
+  }
+  for (const egraph::RuleConflict& c : report_.conflicts) {
+    auto show = [this](egraph::TypeId t) {
+      auto type = types_.type(t);
+      return type ? type->to_string(false)
+                  : std::string(t == TypeTable::kNumber ? "a number" : "an untyped value");
+    };
+    result_.notes.push_back("rule " + c.rule + " tried to merge " + show(c.conflict.type_a) +
+                            " with " + show(c.conflict.type_b) + " (refused)");
+  }
+  result_.stats.iterations = report_.iterations.size();
+  result_.stats.stop_reason = egraph::to_string(report_.stop);
+  // The goal test holds at once when no reference output has a counterpart: nothing to prove.
+  const auto outputs = ref_values_[static_cast<size_t>(ref_.entry().root)].size();
+  bool any_goal = false;
+  for (size_t i = 0; i < outputs && !any_goal; ++i) any_goal = dist_element(i).has_value();
+  if (report_.stop == egraph::StopReason::kGoal && !any_goal) {
+    result_.stats.stop_reason = "no output to prove";
+  }
+}
+
+void Checker::run_rules() {
   std::vector<rules::RuleFile> files;
   std::vector<egraph::Rule> all;
   for (const rules::RuleText& text : rules::bundled_rule_files()) {
@@ -228,26 +272,35 @@ void Checker::saturate() {
   run.shapeless = TypeTable::kNumber;
   // Stop as soon as every goal holds: saturating further proves nothing the check needs.
   run.goal = [this](const egraph::EGraph& g) { return all_goals_hold(g); };
-  g_.rebuild();  // matching reads the node lists, which rebuild() refreshes
   report_ = egraph::run(g_, all, run);
-  for (const egraph::RuleConflict& c : report_.conflicts) {
-    auto show = [this](egraph::TypeId t) {
-      auto type = types_.type(t);
-      return type ? type->to_string(false)
-                  : std::string(t == TypeTable::kNumber ? "a number" : "an untyped value");
-    };
-    result_.notes.push_back("rule " + c.rule + " tried to merge " + show(c.conflict.type_a) +
-                            " with " + show(c.conflict.type_b) + " (refused)");
+}
+
+std::string Checker::saturation_key() const {
+  std::string key = saturation_state(g_, vocab_, types_);
+  const auto put = [&key](auto... values) { ((key += std::to_string(values), key += ' '), ...); };
+  put(options_.iteration_limit, options_.node_limit, options_.budget_seconds, options_.match_limit,
+      options_.rescue_iterations);
+  // What all_goals_hold() reads: per reference output, its class, the distributed element's
+  // facts, the layout it must meet and the classes a partial mean is sought in.
+  const auto& ref_out = ref_values_[static_cast<size_t>(ref_.entry().root)];
+  const auto& dist_out = facts_of_[static_cast<size_t>(dist_.entry().root)];
+  for (size_t i = 0; i < ref_out.size(); ++i) {
+    const auto e = dist_element(i);
+    put(i, ref_out[i] ? int64_t{*ref_out[i]} : -1, e ? static_cast<int64_t>(*e) : -1);
+    if (e && *e < dist_out.size()) {
+      for (uint32_t f : dist_out[*e]) key += facts_[f].layout.to_string(mesh_), put(facts_[f].ref);
+    }
+    if (const Requirement* want = required_layout(i)) {
+      key += want->layout.to_string(mesh_) + want->unreadable;
+      put(want->exact);
+      for (int64_t d : want->local_dims) put(d);
+    }
+    if (i < mean_goals_.size()) {
+      for (ClassId c : mean_goals_[i]) put(c);
+    }
+    key += ';';
   }
-  result_.stats.iterations = report_.iterations.size();
-  result_.stats.stop_reason = egraph::to_string(report_.stop);
-  // The goal test holds at once when no reference output has a counterpart: nothing to prove.
-  const auto outputs = ref_values_[static_cast<size_t>(ref_.entry().root)].size();
-  bool any_goal = false;
-  for (size_t i = 0; i < outputs && !any_goal; ++i) any_goal = dist_element(i).has_value();
-  if (report_.stop == egraph::StopReason::kGoal && !any_goal) {
-    result_.stats.stop_reason = "no output to prove";
-  }
+  return key;
 }
 
 /// Whether every reference output has a distributed fact in its e-class (what decide_goals
@@ -573,8 +626,8 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
 
 CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
                         const std::vector<ParamBinding>& bindings, const CheckOptions& options,
-                        const std::vector<OutputBinding>& outputs) {
-  detail::Checker c(ref, dist, mesh, options, outputs);
+                        const std::vector<OutputBinding>& outputs, SaturationMemo* memo) {
+  detail::Checker c(ref, dist, mesh, options, outputs, memo);
   return c.run(bindings);
 }
 

@@ -58,14 +58,18 @@ struct CheckOptions {
   int loop_depth = 0;
 };
 
+class SaturationMemo;
+
 /// Decides whether `dist` computes `ref` on `mesh` under the parameter bindings (one per
 /// distributed parameter, by parameter number order). Goals pair the outputs by position, except
-/// where `outputs` (from the spec) says otherwise.
+/// where `outputs` (from the spec) says otherwise. Checks of one search may share a `memo`:
+/// one that builds an e-graph already saturated takes it from there (verify/saturation_memo.h).
 ///
 ///   auto r = check_under(ref, dist, mesh, bindings, {});
 ///   r.verdict == Verdict::kEquivalent;  r.goals[0].proven;
 CheckResult check_under(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
                         const std::vector<ParamBinding>& bindings, const CheckOptions& options,
-                        const std::vector<OutputBinding>& outputs = {});
+                        const std::vector<OutputBinding>& outputs = {},
+                        SaturationMemo* memo = nullptr);
 
 }  // namespace scalify::verify

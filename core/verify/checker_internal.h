@@ -18,6 +18,7 @@
 #include "verify/checker.h"
 #include "verify/propagation.h"
 #include "verify/rank_values.h"
+#include "verify/saturation_memo.h"
 #include "verify/term_bridge.h"
 #include "verify/type_table.h"
 
@@ -68,13 +69,17 @@ inline bool copies_tuple(const ir::Computation& comp, const ir::Instruction& ins
 /// One check of `dist` against `ref` under fixed parameter bindings.
 class Checker {
  public:
+  /// `memo`, if given, lends saturated e-graphs to checks of the same search (see
+  /// SaturationMemo) and keeps this one's.
   Checker(const ir::Module& ref, const ir::Module& dist, const Mesh& mesh,
-          const CheckOptions& options, const std::vector<OutputBinding>& outputs)
+          const CheckOptions& options, const std::vector<OutputBinding>& outputs,
+          SaturationMemo* memo = nullptr)
       : ref_(ref),
         dist_(dist),
         mesh_(mesh),
         options_(options),
         outputs_(outputs),
+        memo_(memo),
         g_(options.explain),
         bridge_(g_, vocab_, types_) {}
 
@@ -128,7 +133,12 @@ class Checker {
   void add_broadcast_shards(InstrId id, const Lift& lift, const std::vector<ClassId>& refs,
                             const Fact& rep);
   bool add_fact(InstrId id, size_t element, Fact fact);
+  /// Saturates the e-graph under the bundled rules (or takes the saturated e-graph from the
+  /// memo when it holds this very state).
   void saturate();
+  void run_rules();
+  /// The memo's key: saturation_state() and what the goal test and the limits read.
+  std::string saturation_key() const;
   void decide_goals();
   bool all_goals_hold(const egraph::EGraph& g) const;
   void add_mean_goals();
@@ -210,6 +220,7 @@ class Checker {
   const Mesh& mesh_;
   const CheckOptions& options_;
   const std::vector<OutputBinding>& outputs_;
+  SaturationMemo* memo_;
   /// Goal i: the distributed output element.
   std::optional<size_t> dist_element(size_t ref_index) const;
   /// What goal i's distributed output must be when something says so: the spec (that layout

@@ -31,6 +31,8 @@ class TypeTable {
   egraph::TypeId intern(const ir::Type& type);
   /// The type of an id; nullopt for kNumber and kUntyped.
   std::optional<ir::Type> type(egraph::TypeId id) const;
+  /// How many ids are interned, kNumber and kUntyped included.
+  size_t size() const { return types_.size(); }
 
   /// The type of `node` (canonical, in `g`) from its operands' types, as HLO would give it.
   egraph::TypeId type_of(const egraph::ENode& node, const egraph::EGraph& g,

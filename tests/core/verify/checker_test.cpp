@@ -9,6 +9,7 @@
 #include "support/two_axis_example.h"
 #include "test_support.h"
 #include "verify/bijection.h"
+#include "verify/binding_search.h"
 #include "verify/check.h"
 #include "verify/output_alignment.h"
 
@@ -113,19 +114,8 @@ TEST_CASE("a mean over unequal shards is not proven without the balanced-count a
   // The local mean of each rank, all-reduced and halved, is the global mean only if the ranks
   // count alike: with the assumption off the check must not prove it.
   const ir::Module ref = read("mnist_mlp_train_single.hlo"), dist = read("mnist_mlp_train_dp.hlo");
-  auto b = verify::infer_bijection(ref, dist, *verify::Mesh::parse("tp=2"));
-  std::vector<verify::ParamBinding> bindings;
-  for (const auto& p : b.parameters) {
-    verify::ParamBinding pb;
-    pb.dist = p.dist;
-    if (const auto* c = p.best()) {
-      pb.ref = c->ref;
-      pb.layout = c->layout;
-      pb.reshape = c->reshape;
-    }
-    bindings.push_back(pb);
-  }
   const verify::Mesh mesh = *verify::Mesh::parse("tp=2");
+  const auto bindings = verify::best_bindings(verify::infer_bijection(ref, dist, mesh));
   const auto outputs = verify::infer_output_bindings(ref, dist, mesh);
   verify::CheckOptions plain;
   CHECK(verify::check_under(ref, dist, mesh, bindings, plain, outputs).verdict ==
