@@ -567,10 +567,16 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       if (type.is_array() && kids.size() == 1) return done(reshape(kids[0], type));
       break;
     case Opcode::kBroadcast: {
-      const ClassId c =
-          add(name, {{"shape", type.dims()}, {"dimensions", list(instr.dims_attr("dimensions"))}},
-              kids, tid);
-      if (instr.dims_attr("dimensions").empty() && g_.type_of(kids[0]) == TypeTable::kNumber) {
+      egraph::Attrs attrs{{"shape", type.dims()},
+                          {"dimensions", list(instr.dims_attr("dimensions"))}};
+      const bool splat = instr.dims_attr("dimensions").empty() && kids.size() == 1 &&
+                         g_.type_of(kids[0]) == TypeTable::kNumber;
+      // A splat of a number has its element type from the program, which the number has not:
+      // without it, f32 and s64 splats of 2 would be one node, and one of them mistyped. (A
+      // rule's splat of a number is a number again; see TypeTable::type_of.)
+      if (splat) attrs.emplace_back("element", std::string(ir::dtype_name(type.dtype())));
+      const ClassId c = add(name, std::move(attrs), kids, tid);
+      if (splat) {
         broadcast_numbers_.emplace(c, kids[0]);
       } else if (kids.size() == 1) {
         broadcasts_.emplace(c,
