@@ -2,6 +2,7 @@
 // correct distributed programs): a bug is never called equivalent and is found near the change.
 #include <catch2/catch.hpp>
 #include <map>
+#include <span>
 
 #include "core/verify/check_texts.h"
 #include "hlo/reader.h"
@@ -334,53 +335,111 @@ ENTRY e {
   CHECK(at_origin.divergence->origin_node.empty());
 }
 
-TEST_CASE("injected bugs in the real pairs are never equivalent and are found near the change",
-          "[verify][mutations]") {
-  struct Pair {
-    const char* ref;
-    const char* dist;
-  };
-  const Pair pairs[] = {{"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp2.hlo"},
-                        {"llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp8.hlo"},
-                        {"gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo"},
-                        {"linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo"},
-                        {"mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo"},
-                        {"bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo"}};
-  size_t total = 0, found = 0, near_hits = 0;
-  std::string misses, per_pair;
-  for (const Pair& p : pairs) {
-    const size_t total_before = total, near_before = near_hits;
-    const ir::Module ref = read(p.ref), dist = read(p.dist);
-    for (test::MutationKind kind : test::kAllMutationKinds) {
-      const auto sites = test::mutation_sites(dist, kind);
-      for (const auto& site : sites) {
-        auto mutant = test::apply_mutation(dist, site);
-        if (!mutant || mutant->mutation.only_feeds_rng) continue;
-        const auto r = check(ref, mutant->module);
-        ++total;
-        INFO(p.dist << ": " << mutant->mutation.description);
-        CHECK(r.verdict != Verdict::kEquivalent);  // soundness: never equivalent
-        const auto& near = mutant->mutation.near;
-        if (r.verdict == Verdict::kDivergent) {
-          ++found;
-          if (std::find(near.begin(), near.end(), r.divergence->dist_node) != near.end()) {
-            ++near_hits;
-            continue;
-          }
+namespace {
+
+/// What the checker made of a pair's mutants: how many, how many divergent, how many at a node
+/// within one def-use hop of the change, and the others described.
+struct MutantTally {
+  size_t total = 0, found = 0, near = 0;
+  std::string misses;
+};
+
+/// Checks every mutant of `dist` of the given kinds against `ref`: never equivalent (soundness).
+MutantTally check_mutants(const char* ref_name, const char* dist_name,
+                          std::span<const test::MutationKind> kinds) {
+  MutantTally t;
+  const ir::Module ref = read(ref_name), dist = read(dist_name);
+  for (test::MutationKind kind : kinds) {
+    for (const auto& site : test::mutation_sites(dist, kind)) {
+      auto mutant = test::apply_mutation(dist, site);
+      if (!mutant || mutant->mutation.only_feeds_rng) continue;
+      const auto r = check(ref, mutant->module);
+      ++t.total;
+      INFO(dist_name << ": " << mutant->mutation.description);
+      CHECK(r.verdict != Verdict::kEquivalent);  // soundness: never equivalent
+      const auto& near = mutant->mutation.near;
+      if (r.verdict == Verdict::kDivergent) {
+        ++t.found;
+        if (std::find(near.begin(), near.end(), r.divergence->dist_node) != near.end()) {
+          ++t.near;
+          continue;
         }
-        misses += std::string("\n  ") + p.dist + ": " + mutant->mutation.description + " -> " +
+      }
+      t.misses += std::string("\n  ") + mutant->mutation.description + " -> " +
                   std::string(verify::verdict_name(r.verdict)) +
                   (r.divergence ? " at " + r.divergence->dist_node : std::string());
-      }
     }
-    per_pair += std::string("\n  ") + p.dist + ": " + std::to_string(near_hits - near_before) +
-                " of " + std::to_string(total - total_before) + " within one hop";
   }
-  WARN("mutants " << total << ", divergent " << found << ", within one hop " << near_hits
-                  << per_pair << "\nthe others:" << misses);
-  CHECK(total > 40);
-  CHECK(found == total);                 // every injected bug is found
-  CHECK(near_hits * 100 >= total * 95);  // and nearly always within one def-use hop
+  return t;
+}
+
+/// Every injected bug in `dist_name`'s mutants of these kinds is found, and nearly always
+/// within one def-use hop of the change.
+void require_found_near(const char* ref_name, const char* dist_name,
+                        std::span<const test::MutationKind> kinds = test::kAllMutationKinds) {
+  const MutantTally t = check_mutants(ref_name, dist_name, kinds);
+  WARN(dist_name << ": mutants " << t.total << ", divergent " << t.found << ", within one hop "
+                 << t.near << (t.misses.empty() ? "" : "\nthe others:") << t.misses);
+  CHECK(t.total > 10);
+  CHECK(t.found == t.total);
+  CHECK(t.near * 100 >= t.total * 95);
+}
+
+}  // namespace
+
+// Injected bugs: every site of the eleven mutation kinds in the correct distributed programs, one
+// test case a pair (BERT's in three by kind), so that ctest runs them side by side.
+TEST_CASE("injected bugs in LLaMA tp2 are never equivalent and are found near the change",
+          "[verify][mutations]") {
+  require_found_near("llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp2.hlo");
+}
+
+TEST_CASE("injected bugs in LLaMA tp8 are never equivalent and are found near the change",
+          "[verify][mutations]") {
+  require_found_near("llama7b_1layer_decode_tp1.hlo", "llama7b_1layer_decode_tp8.hlo");
+}
+
+TEST_CASE("injected bugs in GPT-2 tp2 are never equivalent and are found near the change",
+          "[verify][mutations]") {
+  require_found_near("gpt2_decode_tp1.hlo", "gpt2_decode_tp2.hlo");
+}
+
+TEST_CASE("injected bugs in linear3 and MNIST are never equivalent and are found near the change",
+          "[verify][mutations]") {
+  for (const auto& [ref, dist] :
+       {std::pair{"linear3_fwd_single.hlo", "linear3_fwd_spmd_megatron.hlo"},
+        std::pair{"mnist_mlp_train_single.hlo", "mnist_mlp_train_dp.hlo"}}) {
+    require_found_near(ref, dist);
+  }
+}
+
+// BERT's, the most, in three groups of kinds.
+TEST_CASE(
+    "injected bugs in BERT's collectives, operands, constants, slices, concatenations, "
+    "transposes and shards are never equivalent and are found near the change",
+    "[verify][mutations]") {
+  using K = test::MutationKind;
+  const K kinds[] = {K::kDropCollective,   K::kSingletonGroups, K::kSwapOperands,
+                     K::kChangeConstant,   K::kShiftSlice,      K::kSwapConcatenate,
+                     K::kPermuteTranspose, K::kWrongShardDim};
+  require_found_near("bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo", kinds);
+}
+
+TEST_CASE(
+    "injected bugs in BERT's elementwise ops are never equivalent and are found near the "
+    "change",
+    "[verify][mutations]") {
+  const test::MutationKind kinds[] = {test::MutationKind::kChangeOpcode};
+  require_found_near("bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo", kinds);
+}
+
+TEST_CASE(
+    "injected bugs in BERT's dropped ops and compares are never equivalent and are found "
+    "near the change",
+    "[verify][mutations]") {
+  const test::MutationKind kinds[] = {test::MutationKind::kDropOp,
+                                      test::MutationKind::kFlipCompare};
+  require_found_near("bert_pretrain_fwdbwd_tp1.hlo", "bert_pretrain_fwdbwd_tp2.hlo", kinds);
 }
 
 TEST_CASE("a gradient's mean factor misapplied is found where it scales, not at the factor",
