@@ -1,5 +1,6 @@
 #include "rules/rule_compiler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -32,7 +33,22 @@ struct AttrNode {
   uint32_t payload_var = 0;
   std::vector<AttrSpec> attrs;
   bool constant = false;  ///< `(constant :value …)`: built as the numeric constant's payload
+  /// Right-hand side: the left-hand side payload variable whose matched payload has exactly
+  /// these attributes (`(reshape ?x :shape ?s)` on both sides), taken as it is rather than
+  /// built and interned again per match.
+  std::optional<uint32_t> copy_of;
 };
+
+/// Whether right-hand side node `rhs` has the attributes that left-hand side node `lhs` matched:
+/// the same keys, each the same literal or the same variable.
+bool same_attributes(const AttrNode& rhs, const AttrNode& lhs) {
+  if (rhs.constant || lhs.constant || rhs.attrs.size() != lhs.attrs.size()) return false;
+  return std::all_of(rhs.attrs.begin(), rhs.attrs.end(), [&](const AttrSpec& r) {
+    return !r.expr && std::any_of(lhs.attrs.begin(), lhs.attrs.end(), [&](const AttrSpec& l) {
+      return l.key == r.key && l.literal == r.literal && (r.literal || l.var == r.var);
+    });
+  });
+}
 
 /// The attribute variables' values in one match.
 using AttrEnv = std::vector<const AttrValue*>;
@@ -68,8 +84,21 @@ struct Shape {
   std::vector<AttrNode> lhs_attrs;  ///< checked against the matched payloads
   std::vector<AttrNode> rhs_attrs;  ///< built per match (payload vars after the lhs ones)
   std::vector<Guard> guards;
-  TypeLookup types;       ///< for (shape ?x) and the like
-  bool computes = false;  ///< some right-hand side attribute is a function call
+  TypeLookup types;         ///< for (shape ?x) and the like
+  bool computes = false;    ///< some right-hand side attribute is a function call
+  bool all_copies = false;  ///< every right-hand side payload is a matched one (copy_of)
+
+  /// Sets copy_of for the right-hand side nodes that repeat a left-hand side node's attributes;
+  /// call once lhs_attrs and rhs_attrs are complete.
+  void find_copies() {
+    all_copies = true;
+    for (AttrNode& r : rhs_attrs) {
+      for (const AttrNode& l : lhs_attrs) {
+        if (same_attributes(r, l)) r.copy_of = l.payload_var;
+      }
+      all_copies = all_copies && r.copy_of;
+    }
+  }
 
   /// Binds attribute variables from the matched payloads; false if a literal or a repeated
   /// variable disagrees.
@@ -122,10 +151,22 @@ struct Shape {
                                                 std::span<const uint32_t> row) const {
     std::vector<uint32_t> out(row.begin() + class_vars, row.end());
     if (rhs_attrs.empty()) return out;
+    if (all_copies) {
+      for (const AttrNode& node : rhs_attrs) {
+        if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
+        out[node.payload_var] = row[class_vars + *node.copy_of];
+      }
+      return out;
+    }
     AttrEnv env;
     bind(vocab, row, env);
     const MatchScope scope(g, row, env, types);
     for (const AttrNode& node : rhs_attrs) {
+      if (node.copy_of) {
+        if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
+        out[node.payload_var] = row[class_vars + *node.copy_of];
+        continue;
+      }
       egraph::Attrs attrs;
       for (const AttrSpec& spec : node.attrs) {
         if (spec.literal) {
@@ -209,6 +250,7 @@ class RuleBuilder {
       shape->guards.push_back(std::move(*guard));
     }
     shape->lhs_attrs = std::move(lhs_attrs_);
+    shape->find_copies();
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
@@ -291,6 +333,7 @@ class RuleBuilder {
       shape->guards.push_back(std::move(*guard));
     }
     shape->lhs_attrs = std::move(lhs_attrs_);
+    shape->find_copies();
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
