@@ -148,6 +148,9 @@ class Checker {
   void localise_by_value();
   /// For an all-reduce that summed equal copies: the reason it is the divergence.
   std::optional<std::string> sum_of_copies(InstrId id) const;
+  /// For a node whose operands hold reference values: the reason when the reference applies
+  /// no op of its kind to any of those values (an op added, e.g. a rounding to bf16).
+  std::optional<std::string> op_not_in_reference(InstrId id) const;
   /// Why a dynamic-slice that takes another rank's block (a ring's step) is to blame, if it is.
   std::optional<std::string> rotated_slice(InstrId id) const;
   void localise_at_outputs();

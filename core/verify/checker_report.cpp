@@ -485,6 +485,11 @@ void Checker::localise_by_value() {
       result_.divergence->by_value = true;
       return;
     }
+    if (const auto added = op_not_in_reference(id)) {
+      result_.divergence = describe(id, *added);
+      result_.divergence->by_value = true;
+      return;
+    }
     result_.divergence = describe(
         id, comp[id].operands.empty()
                 ? "it is a value the reference never computes (a changed constant, or a "
@@ -533,6 +538,65 @@ std::optional<std::string> Checker::sum_of_copies(InstrId id) const {
              " equal copies, and nothing after it divides by " + n +
              " (the reference value is counted " + n + " times)";
     }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Checker::op_not_in_reference(InstrId id) const {
+  const ir::Instruction& instr = dist_.entry()[id];
+  const ir::Computation& r = ref_.entry();
+  const auto& mine = instr.operands;
+  if (mine.empty()) return std::nullopt;
+  const std::string computes = "its operands match reference values, but `" + instr.opcode_text() +
+                               "` of them computes a value the reference never computes";
+  // Reference nodes reading the values this node reads: the same op (then an attribute or the
+  // order is wrong, which the generic reason says), another op, or the same op one op further
+  // on (an op dropped here).
+  std::optional<std::string> other_op, op_missing;
+  for (const ir::Instruction& user : r.instructions) {
+    if (user.operands.size() != mine.size()) continue;
+    std::vector<size_t> differ;
+    for (size_t k = 0; k < mine.size(); ++k) {
+      if (!holds_reference_value(mine[k], user.operands[k])) differ.push_back(k);
+    }
+    const bool same_op = user.opcode_text() == instr.opcode_text();
+    if (same_op && differ.size() == 2 &&
+        holds_reference_value(mine[differ[0]], user.operands[differ[1]]) &&
+        holds_reference_value(mine[differ[1]], user.operands[differ[0]])) {
+      return std::nullopt;  // swapped
+    }
+    if (differ.empty()) {
+      if (same_op) return std::nullopt;
+      if (!other_op) {
+        other_op = computes + ": the reference applies `" + user.opcode_text() + "` to them ('" +
+                   user.name + "')";
+      }
+      continue;
+    }
+    if (!same_op || differ.size() != 1 || op_missing) continue;
+    const size_t k = differ[0];
+    const ir::Instruction& between = r[user.operands[k]];
+    for (InstrId o : between.operands) {
+      if (!holds_reference_value(mine[k], o)) continue;
+      op_missing = computes + ": the reference's '" + user.name + "' reads '" + between.name +
+                   "' there, which `" + between.opcode_text() + "` computes from the '" +
+                   r[o].name + "' read here: that `" + between.opcode_text() + "` is missing";
+      break;
+    }
+  }
+  if (other_op) return other_op;
+  if (op_missing) return op_missing;
+  // A rounding the reference does not make: its operand a reference value, its result none.
+  const ir::Type& from = dist_.entry()[mine[0]].type;
+  if (instr.opcode != ir::Opcode::kConvert || !from.is_array() || !instr.type.is_array()) {
+    return std::nullopt;
+  }
+  for (InstrId v = 0; v < static_cast<InstrId>(r.size()); ++v) {
+    if (!holds_reference_value(mine[0], v)) continue;
+    return "its operand holds the reference's '" + r[v].name + "', kept as " +
+           std::string(ir::dtype_name(from.dtype())) + " in the reference: the `convert` to " +
+           std::string(ir::dtype_name(instr.type.dtype())) +
+           " is no conversion the reference makes there (a precision change)";
   }
   return std::nullopt;
 }
