@@ -6,7 +6,9 @@
 //
 //   build/tests/bench/egg_math_bench            # both workloads, full length
 //   build/tests/bench/egg_math_bench --quick    # shorter runs (the ctest smoke test)
+//   build/tests/bench/egg_math_bench --only 1   # one workload (1-3), e.g. under a profiler
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -98,7 +100,18 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  size_t only = 0;  // 0: every workload
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = std::strtoul(argv[++i], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "usage: egg_math_bench [--quick] [--only 1|2|3]\n");
+      return 2;
+    }
+  }
   const std::string path = SCALIFY_SOURCE_DIR "/tests/bench/egg_math.rules";
   auto file = rules::parse_rules(read_text(path), path);
   if (!file) {
@@ -116,7 +129,9 @@ int main(int argc, char** argv) {
       {"(i (+ x (cos x)) x)", 9, {4, 8, 22, 44, 117, 245, 633, 3012, 24764}, 0},
   };
   bool ok = true;
-  for (const Workload& w : workloads) {
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    if (only != 0 && only != i + 1) continue;
+    const Workload& w = workloads[i];
     ok = run_workload(*file, w, quick ? w.iterations - 3 : w.iterations) && ok;
   }
   std::printf("\n%s\n", ok ? "e-class counts match egg" : "E-CLASS COUNTS DIFFER FROM EGG");
