@@ -236,17 +236,39 @@ void Checker::saturate() {
   }
 }
 
-void Checker::run_rules() {
+namespace {
+
+/// The bundled rule files, parsed once per process: compiled rules' origins point into them
+/// (RuleOrigin::syntax), so they must outlive every check, saturated e-graphs lent by the memo
+/// included.
+struct BundledRules {
   std::vector<rules::RuleFile> files;
-  std::vector<egraph::Rule> all;
-  for (const rules::RuleText& text : rules::bundled_rule_files()) {
-    auto file = rules::parse_rules(text.text, text.name);
-    if (!file) {
-      result_.notes.push_back("bundled rules: " + file.error().format());
-      continue;
+  std::vector<std::string> errors;  ///< "bundled rules: FILE:LINE:COL: error: …"
+};
+
+const BundledRules& bundled_rules() {
+  static const BundledRules parsed = [] {
+    BundledRules b;
+    for (const rules::RuleText& text : rules::bundled_rule_files()) {
+      auto file = rules::parse_rules(text.text, text.name);
+      if (file) {
+        b.files.push_back(std::move(*file));
+      } else {
+        b.errors.push_back("bundled rules: " + file.error().format());
+      }
     }
-    files.push_back(std::move(*file));
-  }
+    return b;
+  }();
+  return parsed;
+}
+
+}  // namespace
+
+void Checker::run_rules() {
+  const BundledRules& bundled = bundled_rules();
+  const std::vector<rules::RuleFile>& files = bundled.files;
+  result_.notes.insert(result_.notes.end(), bundled.errors.begin(), bundled.errors.end());
+  std::vector<egraph::Rule> all;
   auto oracle = [this](const egraph::ENode& n) { return types_.type_of(n, g_, vocab_); };
   auto lookup = [this](egraph::TypeId id) { return types_.type(id); };
   for (const rules::RuleFile& f : files) {
