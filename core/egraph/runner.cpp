@@ -211,6 +211,12 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     size_t applied = 0;
     // The log serves proofs only: of unions (explanations) and of facts (a database).
     const bool logging = g.explanations() || options.db != nullptr;
+    size_t rows_found = 0;
+    for (size_t r = 0; r < rules.size(); ++r) {
+      const size_t width = rules[r].query.width();
+      rows_found += width > 0 ? found[r].size() / width : 0;
+    }
+    g.reserve_merges(rows_found);  // a rewrite makes at most one union (a rule head, a few)
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
       // Matches are applied in the order found: the classes of a match a few ahead are asked
