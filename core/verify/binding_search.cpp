@@ -107,13 +107,8 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
                          const BijectionCandidates& candidates,
                          const std::vector<OutputBinding>& output_bindings,
                          const CheckOptions& options, size_t max_attempts) {
-  // Start from every parameter's best candidate.
+  // Start from every parameter's best candidate (binding_of binds one without any to nothing).
   std::vector<size_t> choice(candidates.parameters.size(), 0);
-  auto usable = [&](size_t p, size_t c) { return c < candidates.parameters[p].candidates.size(); };
-  for (size_t p = 0; p < choice.size(); ++p) {
-    while (choice[p] < candidates.parameters[p].candidates.size() && !usable(p, choice[p]))
-      ++choice[p];
-  }
   auto bindings_for = [&](const std::vector<size_t>& pick) {
     std::vector<ParamBinding> bindings;
     for (size_t p = 0; p < candidates.parameters.size(); ++p) {
@@ -134,12 +129,10 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   // partial(sum) bias): try the next candidate of the parameters it depends on, nearest first,
   // keeping a change only when the check gets further.
   size_t attempts = 1;
-  // The next usable candidate of parameter index p after `from`, or nullopt.
+  // The next candidate of parameter index p after `from`, or nullopt.
   auto next_of = [&](size_t p, size_t from) -> std::optional<size_t> {
-    size_t next = from + 1;
-    while (next < candidates.parameters[p].candidates.size() && !usable(p, next)) ++next;
-    if (next >= candidates.parameters[p].candidates.size()) return std::nullopt;
-    return next;
+    if (from + 1 >= candidates.parameters[p].candidates.size()) return std::nullopt;
+    return from + 1;
   };
   // Runs `trial`; it is better than the best so far when it proves, or gets further while
   // still finding a divergence. An inconclusive trial (it ran into what the checker does not
@@ -286,7 +279,7 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
     std::vector<size_t> changed;
     for (size_t p = 0; p < trial.size(); ++p) {
       const auto& list = candidates.parameters[p].candidates;
-      if (!usable(p, trial[p]) || list[trial[p]].source != BijectionCandidate::Source::kContract)
+      if (trial[p] >= list.size() || list[trial[p]].source != BijectionCandidate::Source::kContract)
         continue;
       for (size_t c = trial[p] + 1; c < list.size(); ++c) {
         // The same reference value, with partial means where this one has partial sums.
