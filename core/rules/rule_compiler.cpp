@@ -84,19 +84,16 @@ struct Shape {
   std::vector<AttrNode> lhs_attrs;  ///< checked against the matched payloads
   std::vector<AttrNode> rhs_attrs;  ///< built per match (payload vars after the lhs ones)
   std::vector<Guard> guards;
-  TypeLookup types;         ///< for (shape ?x) and the like
-  bool computes = false;    ///< some right-hand side attribute is a function call
-  bool all_copies = false;  ///< every right-hand side payload is a matched one (copy_of)
+  TypeLookup types;       ///< for (shape ?x) and the like
+  bool computes = false;  ///< some right-hand side attribute is a function call
 
   /// Sets copy_of for the right-hand side nodes that repeat a left-hand side node's attributes;
   /// call once lhs_attrs and rhs_attrs are complete.
   void find_copies() {
-    all_copies = true;
     for (AttrNode& r : rhs_attrs) {
       for (const AttrNode& l : lhs_attrs) {
         if (same_attributes(r, l)) r.copy_of = l.payload_var;
       }
-      all_copies = all_copies && r.copy_of;
     }
   }
 
@@ -151,21 +148,18 @@ struct Shape {
                                                 std::span<const uint32_t> row) const {
     std::vector<uint32_t> out(row.begin() + class_vars, row.end());
     if (rhs_attrs.empty()) return out;
-    if (all_copies) {
-      for (const AttrNode& node : rhs_attrs) {
-        if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
-        out[node.payload_var] = row[class_vars + *node.copy_of];
-      }
-      return out;
-    }
-    AttrEnv env;
-    bind(vocab, row, env);
+    AttrEnv env;  // bound for the first node that is not a copy (copies need no binding)
+    bool bound = false;
     const MatchScope scope(g, row, env, types);
     for (const AttrNode& node : rhs_attrs) {
+      if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
       if (node.copy_of) {
-        if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
         out[node.payload_var] = row[class_vars + *node.copy_of];
         continue;
+      }
+      if (!bound) {
+        bind(vocab, row, env);  // the match was accepted: it binds
+        bound = true;
       }
       egraph::Attrs attrs;
       for (const AttrSpec& spec : node.attrs) {
@@ -180,7 +174,6 @@ struct Shape {
           attrs.emplace_back(spec.key, *env[spec.var]);
         }
       }
-      if (out.size() <= node.payload_var) out.resize(node.payload_var + 1);
       if (node.constant) {
         const AttrValue& v = attrs.front().second;
         const int64_t* i = std::get_if<int64_t>(&v);
