@@ -17,6 +17,7 @@ ClassId EGraph::open_class() {
   classes_.emplace_back();
   has_constant_.push_back(false);
   ++live_classes_;
+  touch(id);
   const ENode& node = memo_.key(id);
   const Children& children = node.children;
   for (size_t i = 0; i < children.size(); ++i) {
@@ -141,6 +142,7 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
   const ClassId root = a_bigger ? ra : rb;
   const ClassId gone = a_bigger ? rb : ra;
   uf_.link(root, gone);
+  touch(root);
   EClass& into = classes_[root];
   EClass& from = classes_[gone];
   merged_.push_back(Merged{root, gone, into.constant == kNoConstant, from.constant == kNoConstant});
@@ -256,6 +258,7 @@ EGraph::Rebuilt EGraph::rebuild() {
         continue;
       }
       set_constant(find(id), constant);
+      touch(id);
       // (Parents of classes merged into it since the last collect_parents() follow then.)
       parents_.append_to(owner.parents, analysis_pending_);
       settle_constant(id, id);

@@ -202,6 +202,21 @@ class EGraph {
   bool clean() const {
     return merged_.empty() && pending_.empty() && analysis_pending_.empty() && !lists_stale_;
   }
+  /// The touch log, for matching only what may have changed (see runner.cpp): while it is on,
+  /// the e-graph notes every class that gains a node, a merge or a constant. Turning it on or
+  /// off empties it.
+  void log_touches(bool on) {
+    log_touches_ = on;
+    touched_.clear();
+  }
+  /// The classes noted since the last call (as ids: some may since have been merged).
+  std::vector<ClassId> take_touched() { return std::exchange(touched_, {}); }
+  /// Calls f with the class of every node that uses class c (with repeats).
+  template <class F>
+  void for_each_parent_class(ClassId c, F&& f) const {
+    parents_.for_each(classes_[find(c)].parents, [&](ClassId p) { f(find(p)); });
+  }
+
   /// With explanations, every union performed, in order, with its reason (the proof forest
   /// explain() walks); without, none are kept.
   const std::vector<UnionRecord>& unions() const { return unions_; }
@@ -299,6 +314,11 @@ class EGraph {
   /// then adding a node does not maintain them.
   bool lists_stale_ = false;
   bool explanations_ = false;
+  bool log_touches_ = false;
+  std::vector<ClassId> touched_;  ///< the touch log (see log_touches())
+  void touch(ClassId c) {
+    if (log_touches_) touched_.push_back(c);
+  }
   std::vector<bool> ac_;  ///< by symbol: associative-commutative
 };
 

@@ -9,16 +9,13 @@ constexpr uint32_t kNoReg = 0xffffffffu;
 
 }  // namespace
 
-OpIndex::OpIndex(const EGraph& g) {
-  all_ = g.class_ids();
+OpIndex::OpIndex(const EGraph& g) : OpIndex(g, g.class_ids()) {}
+
+OpIndex::OpIndex(const EGraph& g, std::vector<ClassId> classes) : all_(std::move(classes)) {
   for (ClassId c : all_) {
-    Symbol last = 0;
-    bool first = true;
-    for (const ENode& n : g.nodes(c)) {  // sorted by op: one entry per (op, class)
-      if (!first && n.op == last) continue;
-      by_op_[n.op].push_back(c);
-      last = n.op;
-      first = false;
+    const std::span<const ENode> nodes = g.nodes(c);  // sorted by op: one entry per (op, class)
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == 0 || nodes[i].op != nodes[i - 1].op) by_op_[nodes[i].op].push_back(c);
     }
   }
 }
@@ -43,6 +40,23 @@ void Query::add_atom(uint32_t relation, std::vector<AtomArg> args) {
   }
   atoms_.push_back({relation, std::move(args)});
   compiled_ = false;
+}
+
+std::optional<uint32_t> Query::height() const {
+  if (patterns_.size() != 1 || !atoms_.empty()) return std::nullopt;
+  const Pattern& p = patterns_[0].first;
+  if (p.nodes()[p.root()].is_var) return std::nullopt;
+  std::vector<uint32_t> level(p.nodes().size(), 1);  // children come before their parents
+  for (size_t i = 0; i < p.nodes().size(); ++i) {
+    for (uint32_t c : p.nodes()[i].children) level[i] = std::max(level[i], level[c] + 1);
+  }
+  return level[p.root()];
+}
+
+bool Query::scans() const {
+  return std::any_of(full_.code.begin(), full_.code.end(), [](const Instr& in) {
+    return in.kind == Instr::Kind::kScanOp || in.kind == Instr::Kind::kScanAll;
+  });
 }
 
 void Query::compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,

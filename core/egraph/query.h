@@ -21,6 +21,8 @@ namespace scalify::egraph {
 class OpIndex {
  public:
   explicit OpIndex(const EGraph& g);
+  /// The index of just these canonical classes (ascending).
+  OpIndex(const EGraph& g, std::vector<ClassId> classes);
   std::span<const ClassId> classes_with(Symbol op) const;
   std::span<const ClassId> all_classes() const { return all_; }
 
@@ -71,6 +73,14 @@ class Query {
               relations::Database* db = nullptr, uint32_t since = 0) const;
 
   bool has_atoms() const { return !atoms_.empty(); }
+  /// For a query of one pattern rooted at an operator, and no atoms: the pattern's height,
+  /// its variables counting as a level (`f(g(?x))` is 3). Every class a match reads (its
+  /// nodes, or a variable's class that a guard may test) is then at most height - 1 steps
+  /// below the root, so a match that reads no class changed since the last search was found
+  /// by it. Otherwise nullopt.
+  std::optional<uint32_t> height() const;
+  /// Whether searching in full scans classes by operator (not only facts' classes).
+  bool scans() const;
   struct Atom {
     uint32_t relation;
     std::vector<AtomArg> args;

@@ -1,6 +1,9 @@
 #include "egraph/runner.h"
 
 #include <algorithm>
+#include <map>
+
+#include "egraph/change_log.h"
 
 namespace scalify::egraph {
 namespace {
@@ -122,6 +125,16 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   // Matches of the last iterations run to tens of MB: huge pages for them (large_array.h).
   std::vector<std::vector<uint32_t, LargeArrayAllocator<uint32_t>>> found(rules.size());
   std::vector<Conflict> conflicts;
+  // Semi-naive matching: a rule of one pattern whose matches were all applied in iteration k
+  // then searches only near the classes touched since (ChangeLog::near): any other match it
+  // has was found in iteration k, and applying it again would change nothing.
+  std::vector<std::optional<size_t>> applied_in(rules.size());
+  ChangeLog touched;
+  struct TouchLog {
+    EGraph& g;
+    explicit TouchLog(EGraph& graph) : g(graph) { g.log_touches(true); }
+    ~TouchLog() { g.log_touches(false); }
+  } touch_log(g);
 
   auto out_of_budget = [&]() -> std::optional<StopReason> {
     if (options.cancel && options.cancel->load()) return StopReason::kCancelled;
@@ -162,7 +175,23 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
 
     // Search every rule on the clean e-graph.
     Clock::time_point phase = Clock::now();
-    const OpIndex index(g);
+    std::optional<OpIndex> full_index;
+    std::map<std::pair<size_t, uint32_t>, OpIndex> near_index;  // by (since, height)
+    const OpIndex no_index(g, {});
+    auto index_for = [&](const Rule& rule, std::optional<size_t> last) -> const OpIndex& {
+      if (!rule.query.scans()) return no_index;
+      const std::optional<uint32_t> height = rule.query.height();
+      if (!last || !height || !rule.local_guard) {
+        if (!full_index) full_index.emplace(g);
+        return *full_index;
+      }
+      const std::pair key(*last, *height);
+      auto at = near_index.find(key);
+      if (at == near_index.end()) {
+        at = near_index.emplace(key, OpIndex(g, touched.near(g, *last, *height))).first;
+      }
+      return at->second;
+    };
     bool any_banned = false;
     std::optional<StopReason> interrupted;
     for (size_t r = 0; r < rules.size() && !interrupted; ++r) {
@@ -173,7 +202,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
       }
       size_t matches = 0;
       rules[r].query.search(
-          g, index,
+          g, index_for(rules[r], applied_in[r]),
           [&](std::span<const uint32_t> row) {
             if (rules[r].guard && !rules[r].guard(g, row)) return true;
             found[r].insert(found[r].end(), row.begin(), row.end());
@@ -195,7 +224,10 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
       }
       // The facts searched are seen only if their matches are applied: a banned rule searches
       // the same delta again when its ban ends.
-      if (!dropped) since[r] = static_cast<uint32_t>(iter + 1);
+      if (!dropped) {
+        since[r] = static_cast<uint32_t>(iter + 1);
+        applied_in[r] = iter;  // (the apply phase applies every match found)
+      }
       interrupted = out_of_budget();
     }
     it.search_seconds = seconds_since(phase);
@@ -257,6 +289,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
 
     phase = Clock::now();
     EGraph::Rebuilt rebuilt = g.rebuild();
+    touched.record(g.take_touched());
     // Facts about merged classes now name the canonical class: new to the rules joining them.
     if (options.db) applied += options.db->canonicalize(g);
     it.rebuild_seconds = seconds_since(phase);

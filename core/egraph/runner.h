@@ -40,6 +40,11 @@ struct Rule {
   /// slots of the nodes it builds). The runner calls it a few matches ahead: applying is
   /// bound by memory latency on large e-graphs.
   std::function<void(const EGraph& g, std::span<const uint32_t> row)> prefetch;
+  /// The guard reads only the classes a match binds and those below them (their nodes, types
+  /// and constants): then, once a rule of one pattern has had all its matches applied, the
+  /// runner searches it again only near the classes changed since (see Query::height()).
+  /// Clear it for a guard that reads anything else.
+  bool local_guard = true;
 };
 
 /// A rewrite `lhs => rhs`: every match of lhs is unioned with rhs instantiated under it.
@@ -121,7 +126,9 @@ struct RunOptions {
 
 /// What one rule did in one iteration.
 struct RuleIteration {
-  size_t matches = 0;  ///< after the guard
+  /// After the guard. A rule searched only near what changed (see Rule::local_guard) does not
+  /// count again the matches it had in earlier iterations.
+  size_t matches = 0;
   size_t applied = 0;  ///< changes its actions made
   bool banned = false;
 };

@@ -6,43 +6,11 @@
 
 #include "rules/rule_compiler.h"
 #include "rules/rule_parser.h"
+#include "runner_setup.h"
 
 using namespace scalify;
 
-namespace {
-
-struct Setup {
-  egraph::Vocabulary vocab;
-  egraph::EGraph g;
-  rules::RuleFile file;
-  rules::CompiledRules compiled;
-  std::function<egraph::TypeId(const egraph::ENode&)> type_of = [](const egraph::ENode&) {
-    return egraph::TypeId{0};
-  };
-
-  explicit Setup(const char* text, bool folding = true) {
-    if (folding) g.set_constant_folding(rules::arithmetic_folding(vocab));
-    auto parsed = rules::parse_rules(text, "t.rules");
-    REQUIRE(parsed);
-    file = std::move(*parsed);
-    auto c = rules::compile_rules(file, vocab, type_of);
-    if (!c) FAIL(c.error().format());
-    compiled = std::move(*c);
-  }
-  egraph::ClassId add(const char* text) {
-    auto t = rules::parse_term(text, "<t>");
-    REQUIRE(t);
-    auto id = rules::add_term(g, vocab, *t, type_of);
-    REQUIRE(id);
-    return g.find(*id);
-  }
-  egraph::RunReport run(egraph::RunOptions options = {}) {
-    return egraph::run(g, compiled.rules, options);
-  }
-  bool same(const char* a, const char* b) { return g.find(add(a)) == g.find(add(b)); }
-};
-
-}  // namespace
+using Setup = test::RunnerSetup;
 
 TEST_CASE("runner: a multi-pattern joins on shared variables", "[egraph][runner]") {
   // Two terms over the same ?x: only pairs that share it fire.

@@ -1,0 +1,34 @@
+// ChangeLog: the classes each iteration of a run touched, so that a rule whose matches were all
+// applied can search again only near what changed since (semi-naive e-matching).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "egraph/egraph.h"
+
+namespace scalify::egraph {
+
+/// Iteration by iteration, the classes that gained a node, a merge or a constant (the
+/// e-graph's touch log, see EGraph::log_touches()).
+///
+///   g.log_touches(true);
+///   ChangeLog log;
+///   … apply matches, g.rebuild() …
+///   log.record(g.take_touched());                      // iteration 0
+///   std::vector<ClassId> roots = log.near(g, 0, 3);    // where f(g(?x)) may match anew
+class ChangeLog {
+ public:
+  /// Appends the classes the next iteration touched.
+  void record(std::vector<ClassId> touched) { iterations_.push_back(std::move(touched)); }
+  size_t iterations() const { return iterations_.size(); }
+  /// The canonical classes at most `height - 1` parent steps above a class touched in
+  /// iteration `since` or later, ascending: the only roots where a pattern of that height
+  /// (see Query::height()) can match in a way it did not before.
+  std::vector<ClassId> near(const EGraph& g, size_t since, uint32_t height) const;
+
+ private:
+  std::vector<std::vector<ClassId>> iterations_;
+};
+
+}  // namespace scalify::egraph
