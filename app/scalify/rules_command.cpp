@@ -153,6 +153,8 @@ size_t name_width(const std::vector<Loaded>& files) {
   size_t width = 0;
   for (const Loaded& f : files) {
     for (const rules::Rule& r : f.file.rules) width = std::max(width, r.name.size());
+    // (and the identities of `comm`/`ac` declarations, checked as `OP-associates`)
+    for (const rules::AcDecl& d : f.file.ac) width = std::max(width, d.op.size() + 11);
   }
   return width;
 }
@@ -285,7 +287,7 @@ int run_check(const std::vector<Loaded>& files, const Options& o, std::ostream& 
   for (const Loaded& f : files) {
     const std::vector<rules::RuleCheck> checks = rules::check_rules(f.file, o.check_options);
     for (const rules::RuleCheck& rc : checks) {
-      const rules::Rule& r = *rc.rule;
+      const rules::Rule& r = rc.rule;
       tally.add(rc.verdict);
       tally.directions += rc.directions.size();
       json::Value j = rule_json(f, r);

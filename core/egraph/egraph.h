@@ -180,8 +180,8 @@ class EGraph {
 
   void set_constant_folding(ConstantFolding folding) { folding_ = std::move(folding); }
   /// Declares operators associative and commutative: their nodes keep sorted operands (set
-  /// before adding nodes; see Vocabulary::ac_symbols()).
-  void set_ac(std::span<const Symbol> ops) {
+  /// before adding nodes; see Vocabulary::commutative_symbols()).
+  void set_commutative(std::span<const Symbol> ops) {
     for (Symbol s : ops) {
       if (ac_.size() <= s) ac_.resize(s + 1, false);
       ac_[s] = true;

@@ -83,15 +83,15 @@ const AttrValue* Vocabulary::attr(uint32_t payload, std::string_view key) const 
   return nullptr;
 }
 
-void Vocabulary::set_ac(Symbol s) {
-  if (ac_.size() <= s) ac_.resize(s + 1, false);
-  ac_[s] = true;
+void Vocabulary::set_commutative(Symbol s, bool associative) {
+  if (commutative_.size() <= s) commutative_.resize(s + 1, 0);
+  commutative_[s] = associative ? kAc : kCommutative;
 }
 
-std::vector<Symbol> Vocabulary::ac_symbols() const {
+std::vector<Symbol> Vocabulary::commutative_symbols() const {
   std::vector<Symbol> out;
-  for (Symbol s = 0; s < ac_.size(); ++s) {
-    if (ac_[s]) out.push_back(s);
+  for (Symbol s = 0; s < commutative_.size(); ++s) {
+    if (commutative_[s] != 0) out.push_back(s);
   }
   return out;
 }

@@ -51,10 +51,14 @@ class Vocabulary {
   /// The value of attribute `key` in a payload, or nullptr.
   const AttrValue* attr(uint32_t payload, std::string_view key) const;
 
-  /// Associative-commutative operators (`ac` in a rule file): kept n-ary with sorted operands.
-  void set_ac(Symbol s);
-  bool is_ac(Symbol s) const { return s < ac_.size() && ac_[s]; }
-  std::vector<Symbol> ac_symbols() const;
+  /// Commutative operators (`comm` in a rule file), associative too (`ac`): the e-graph keeps
+  /// their operands sorted, patterns match them in any order, and terms of `ac` operators
+  /// are written n-ary (nested applications flattened).
+  void set_commutative(Symbol s, bool associative);
+  bool is_commutative(Symbol s) const { return s < commutative_.size() && commutative_[s] != 0; }
+  bool is_ac(Symbol s) const { return s < commutative_.size() && commutative_[s] == kAc; }
+  /// The operators declared `comm` or `ac` (for EGraph::set_commutative and Query::compile).
+  std::vector<Symbol> commutative_symbols() const;
 
   Symbol constant_symbol() const { return constant_; }
   uint32_t constant_payload(double value);
@@ -67,7 +71,8 @@ class Vocabulary {
   std::vector<Attrs> payloads_;
   std::unordered_map<std::string, uint32_t> payload_ids_;  ///< keyed by a canonical encoding
   std::unordered_map<double, uint32_t> constants_;
-  std::vector<bool> ac_;
+  static constexpr uint8_t kCommutative = 1, kAc = 2;
+  std::vector<uint8_t> commutative_;  ///< by symbol: 0, kCommutative or kAc
   Symbol constant_ = 0;
 };
 

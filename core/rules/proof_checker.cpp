@@ -103,13 +103,13 @@ Term flatten_ac(const Term& t, const RuleFile& rules) {
   Term out = t;
   if (t.kind != Term::Kind::kApply) return out;
   const bool ac = std::any_of(rules.ac.begin(), rules.ac.end(),
-                              [&](const AcDecl& d) { return d.op == t.name; });
+                              [&](const AcDecl& d) { return d.op == t.name && d.associative; });
   out.args.clear();
   for (const Term* arg : ac_operands(t, ac)) out.args.push_back(flatten_ac(*arg, rules));
   return out;
 }
 
-/// Why `after` is not `before` with the operands of an `ac` operator reordered.
+/// Why `after` is not `before` with the operands of an `ac` or `comm` operator reordered.
 std::optional<std::string> check_reorder(const RuleFile& rules, const Term& before,
                                          const Term& after) {
   if (before.kind != Term::Kind::kApply || after.kind != Term::Kind::kApply ||
@@ -119,7 +119,7 @@ std::optional<std::string> check_reorder(const RuleFile& rules, const Term& befo
   }
   if (std::none_of(rules.ac.begin(), rules.ac.end(),
                    [&](const AcDecl& d) { return d.op == before.name; })) {
-    return "'" + before.name + "' is not declared 'ac' in the rules";
+    return "'" + before.name + "' is not declared 'ac' or 'comm' in the rules";
   }
   std::vector<bool> used(after.args.size(), false);
   for (const Term& a : before.args) {

@@ -96,10 +96,12 @@ struct Rule {
 
 /// `ac add multiply maximum`: operators that are associative and commutative. The e-graph
 /// keeps their applications in a canonical n-ary form (nested applications flattened, operands
-/// sorted) instead of rewriting with assoc/comm rules.
+/// sorted) instead of rewriting with assoc/comm rules. `comm add`: commutative only; operands
+/// sorted, applications stay binary (associativity, if wanted, is a rule).
 struct AcDecl {
   std::string op;
   SourcePos pos;
+  bool associative = true;  ///< `ac`; false for `comm`
 };
 
 /// A parsed rule file: its declarations in order.

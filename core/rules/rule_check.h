@@ -64,15 +64,19 @@ struct DirectionCheck {
   std::optional<Counterexample> counterexample;
 };
 
-/// The check of one rule.
+/// The check of one rule, or of an identity a declaration states: `comm add` is checked as
+/// `rewrite add-commutes: (add ?a ?b) => (add ?b ?a)`, `ac add` as that and
+/// `birewrite add-associates: (add (add ?a ?b) ?c) <=> (add ?a (add ?b ?c))` (both at the
+/// declaration's position).
 struct RuleCheck {
-  const Rule* rule = nullptr;
+  Rule rule;
   std::vector<DirectionCheck> directions;  ///< one for a Datalog rule (named as the rule)
   Verdict verdict = Verdict::kPassed;      ///< the worst of the directions
 };
 
 /// Checks every rule of `file` (already parsed and, for its operator and guard names,
-/// compiled). Deterministic: the same options give the same instances.
+/// compiled), then the identities its `comm` and `ac` declarations state. Deterministic: the
+/// same options give the same instances.
 ///
 ///   auto file = parse_rules("rewrite drop: (transpose ?x :dimensions [1 0]) => ?x", "w.rules");
 ///   std::vector<RuleCheck> r = check_rules(*file);

@@ -229,7 +229,7 @@ class RuleBuilder {
     egraph::Rule rule;
     rule.name = name;
     rule.query.add(lhs, root);
-    rule.query.compile(vocab_.ac_symbols());
+    rule.query.compile(vocab_.commutative_symbols());
     auto shape = std::make_shared<Shape>();
     shape->class_vars = rule.query.var_count();
     shape->lhs_payload_vars = rule.query.payload_var_count();
@@ -285,7 +285,7 @@ class RuleBuilder {
       if (item.kind == Item::Kind::kBind) root = class_var(item.var);
       rule.query.add(p, root);
     }
-    rule.query.compile(vocab_.ac_symbols());
+    rule.query.compile(vocab_.commutative_symbols());
     auto shape = std::make_shared<Shape>();
     shape->class_vars = rule.query.var_count();
     shape->lhs_payload_vars = rule.query.payload_var_count();
@@ -674,7 +674,7 @@ Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& 
                                       TypeOracle type_of, relations::Database* db,
                                       TypeLookup types) {
   CompiledRules out;
-  for (const AcDecl& ac : file.ac) vocab.set_ac(vocab.symbol(ac.op));
+  for (const AcDecl& ac : file.ac) vocab.set_commutative(vocab.symbol(ac.op), ac.associative);
   for (const RelationDecl& decl : file.relations) {
     if (!db) {
       return Diagnostic{file.path, decl.pos, "relations need a fact database (none was given)", ""};

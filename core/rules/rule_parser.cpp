@@ -67,7 +67,8 @@ bool is_rule_name(std::string_view s) {
 }
 
 bool is_decl_keyword(std::string_view s) {
-  return s == "relation" || s == "rewrite" || s == "birewrite" || s == "rule" || s == "ac";
+  return s == "relation" || s == "rewrite" || s == "birewrite" || s == "rule" || s == "ac" ||
+         s == "comm";
 }
 
 // Text for a message: control bytes as '?', long text cut.
@@ -367,14 +368,14 @@ class Parser {
     while (peek().kind != Tok::kEnd) {
       const Token& t = peek();
       if (t.kind != Tok::kWord || !is_decl_keyword(t.text)) {
-        fail_expected("'rewrite', 'birewrite', 'rule', 'relation' or 'ac'");
+        fail_expected("'rewrite', 'birewrite', 'rule', 'relation', 'ac' or 'comm'");
       }
       if (!t.line_start) {
         fail(t.pos, "'" + std::string(t.text) + "' must begin a line: one declaration per line");
       }
       if (t.text == "relation") {
         parse_relation();
-      } else if (t.text == "ac") {
+      } else if (t.text == "ac" || t.text == "comm") {
         parse_ac();
       } else {
         parse_rule();
@@ -592,20 +593,21 @@ class Parser {
   }
 
   // relation IDENT '(' column {',' column} ')'
-  // ac OP OP …
+  // ac OP OP …   or   comm OP OP …
   void parse_ac() {
+    const std::string keyword(peek().text);
     next();
-    if (at_end()) fail_expected("an operator name after 'ac'");
+    if (at_end()) fail_expected("an operator name after '" + keyword + "'");
     while (!at_end()) {
       const Token& op = peek();
       if (op.kind != Tok::kWord) fail_expected("an operator name");
       for (const AcDecl& d : out_.ac) {
         if (d.op == op.text) {
-          fail(op.pos,
-               "operator '" + std::string(op.text) + "' is already declared 'ac' at " + str(d.pos));
+          fail(op.pos, "operator '" + std::string(op.text) + "' is already declared '" +
+                           (d.associative ? "ac" : "comm") + "' at " + str(d.pos));
         }
       }
-      out_.ac.push_back({std::string(op.text), op.pos});
+      out_.ac.push_back({std::string(op.text), op.pos, keyword == "ac"});
       next();
     }
   }
@@ -651,7 +653,7 @@ class Parser {
     open_.pop_back();
     relations_.emplace(rel.name, out_.relations.size());
     out_.relations.push_back(std::move(rel));
-    expect_decl_end("'rewrite', 'birewrite', 'rule', 'relation' or 'ac'");
+    expect_decl_end("'rewrite', 'birewrite', 'rule', 'relation', 'ac' or 'comm'");
   }
 
   // rewrite / birewrite / rule NAME ':' …

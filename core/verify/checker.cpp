@@ -264,6 +264,17 @@ const BundledRules& bundled_rules() {
 
 }  // namespace
 
+void Checker::declare_commutative() {
+  // The bridge writes each HLO op as one binary node: an `ac` operator's rule sides, written
+  // n-ary, would not match them. Bundled files declare `comm` (bundled_rules_test.cpp).
+  for (const rules::RuleFile& f : bundled_rules().files) {
+    for (const rules::AcDecl& d : f.ac) {
+      if (!d.associative) vocab_.set_commutative(vocab_.symbol(d.op), false);
+    }
+  }
+  g_.set_commutative(vocab_.commutative_symbols());
+}
+
 void Checker::run_rules() {
   const BundledRules& bundled = bundled_rules();
   const std::vector<rules::RuleFile>& files = bundled.files;
@@ -567,6 +578,7 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   const auto start = std::chrono::steady_clock::now();
   result_.mesh = mesh_;
   read_output_requirements();
+  declare_commutative();
   encode_reference();
   seed(bindings);
   for (const ParamBinding& b : bindings) {

@@ -86,6 +86,9 @@ class Checker {
   CheckResult run(const std::vector<ParamBinding>& bindings);
 
  private:
+  /// Commutative operators (`comm` in the bundled rules) keep sorted operands in the e-graph
+  /// from its first node on, and rules match them in either order.
+  void declare_commutative();
   void encode_reference();
   void seed(const std::vector<ParamBinding>& bindings);
   void propagate();

@@ -34,7 +34,7 @@ std::string saturation_state(const egraph::EGraph& g, const egraph::Vocabulary& 
   put(out, static_cast<uint32_t>(vocab.symbol_count()));
   for (egraph::Symbol s = 0; s < vocab.symbol_count(); ++s) {
     put(out, vocab.name(s));
-    put(out, static_cast<uint32_t>(vocab.is_ac(s)));
+    put(out, static_cast<uint32_t>(vocab.is_commutative(s) + vocab.is_ac(s)));
   }
   put(out, static_cast<uint32_t>(vocab.payload_count()));
   for (uint32_t p = 0; p < vocab.payload_count(); ++p) put(out, egraph::to_string(vocab.attrs(p)));

@@ -53,7 +53,7 @@ TEST_CASE("rule check: sound rules pass in every direction", "[rules]") {
       "rewrite mul-one: (multiply ?x 1) => ?x\n");
   REQUIRE(c.checks.size() == 4);
   for (const rules::RuleCheck& r : c.checks) {
-    INFO(r.rule->name);
+    INFO(r.rule.name);
     CHECK(r.verdict == Verdict::kPassed);
     for (const rules::DirectionCheck& d : r.directions) CHECK(d.trials == 50);
   }
@@ -165,8 +165,31 @@ TEST_CASE("rule check: associative-commutative operators may take more operands"
   const Checked c = check(
       "ac add\n"
       "rewrite sum3: (add ?a ?b ?c) => (add ?c (add ?b ?a))\n");
-  REQUIRE(c.checks.size() == 1);
-  CHECK(c.checks[0].verdict == Verdict::kPassed);
+  // The rule, then what the declaration states: add commutes and associates.
+  REQUIRE(c.checks.size() == 3);
+  CHECK(c.checks[1].rule.name == "add-commutes");
+  CHECK(c.checks[2].rule.name == "add-associates");
+  for (const rules::RuleCheck& r : c.checks) CHECK(r.verdict == Verdict::kPassed);
+}
+
+TEST_CASE("rule check: a commutative or associative declaration is checked like a rule",
+          "[rules]") {
+  // Subtraction neither commutes nor associates; maximum does both.
+  const Checked c = check(
+      "comm subtract\n"
+      "ac divide maximum\n");
+  REQUIRE(c.checks.size() == 5);
+  CHECK(c.checks[0].rule.name == "subtract-commutes");
+  CHECK(c.checks[0].verdict == Verdict::kFailed);
+  CHECK(c.checks[0].rule.pos.line == 1);
+  CHECK(c.checks[1].rule.name == "divide-commutes");
+  CHECK(c.checks[1].verdict == Verdict::kFailed);
+  CHECK(c.checks[2].rule.name == "divide-associates");
+  CHECK(c.checks[2].verdict == Verdict::kFailed);
+  CHECK(c.checks[2].rule.pos.line == 2);
+  CHECK(c.checks[3].verdict == Verdict::kPassed);
+  CHECK(c.checks[4].verdict == Verdict::kPassed);
+  CHECK(counterexample(c.checks[0]).lhs.find("subtract") != std::string::npos);
 }
 
 TEST_CASE("rule check: an identity of real arithmetic fails on integers unless guarded",

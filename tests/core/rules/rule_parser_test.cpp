@@ -284,10 +284,12 @@ TEST_CASE("rule parser: errors point at the offending token", "[rules][errors]")
   const std::string r = kRelations;  // 3 lines
   const std::vector<Case> cases = {
       // Declarations
-      {"foo", {1, 1}, "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found 'foo'"},
+      {"foo",
+       {1, 1},
+       "expected 'rewrite', 'birewrite', 'rule', 'relation', 'ac' or 'comm', found 'foo'"},
       {"# c\n  (f ?x)",
        {2, 3},
-       "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found '('"},
+       "expected 'rewrite', 'birewrite', 'rule', 'relation', 'ac' or 'comm', found '('"},
       {"rewrite a: ?x => ?x rewrite b: ?x => ?x",
        {1, 21},
        "'rewrite' must begin a line: one declaration per line"},
@@ -411,7 +413,7 @@ TEST_CASE("rule parser: errors point at the offending token", "[rules][errors]")
       {"relation R(class", {1, 17}, "unterminated '(' opened at 1:11"},
       {"relation R(class) foo",
        {1, 19},
-       "expected 'rewrite', 'birewrite', 'rule', 'relation' or 'ac', found 'foo'"},
+       "expected 'rewrite', 'birewrite', 'rule', 'relation', 'ac' or 'comm', found 'foo'"},
       {"relation R(class)\nrelation R(int)", {2, 10}, "relation 'R' is already declared at 1:1"},
       // Facts
       {"rule a: Shrad(?x, ?X) => (f ?x)",
