@@ -4,6 +4,14 @@
 
 namespace scalify::egraph {
 
+std::vector<bool> ChangeLog::changed(const EGraph& g, size_t since) const {
+  std::vector<bool> out(g.id_count(), false);
+  for (size_t i = since; i < iterations_.size(); ++i) {
+    for (ClassId c : iterations_[i]) out[g.find(c)] = true;
+  }
+  return out;
+}
+
 std::vector<ClassId> ChangeLog::near(const EGraph& g, size_t since, uint32_t height) const {
   std::vector<bool> seen(g.id_count(), false);
   std::vector<ClassId> found, frontier;

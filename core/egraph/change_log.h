@@ -26,6 +26,8 @@ class ChangeLog {
   /// iteration `since` or later, ascending: the only roots where a pattern of that height
   /// (see Query::height()) can match in a way it did not before.
   std::vector<ClassId> near(const EGraph& g, size_t since, uint32_t height) const;
+  /// By canonical class id: whether the class was touched in iteration `since` or later.
+  std::vector<bool> changed(const EGraph& g, size_t since) const;
 
  private:
   std::vector<std::vector<ClassId>> iterations_;

@@ -168,6 +168,7 @@ struct Query::Machine {
   const std::function<bool(std::span<const uint32_t>)>& yield;
   relations::Database* db;
   uint32_t since;
+  const std::vector<bool>* changed;  ///< if set, yield only matches that read a marked class
   std::vector<ClassId> regs;
   std::vector<uint32_t> payloads;
   std::vector<uint32_t> row;
@@ -175,6 +176,13 @@ struct Query::Machine {
 
   void run(size_t pc) {
     if (pc == prog.code.size()) {
+      // Every class the match read is in a register: the scanned root and the operands of
+      // every node it bound (canonical, as the e-graph is clean).
+      if (changed && std::none_of(regs.begin(), regs.end(), [this](ClassId c) {
+            return c < changed->size() && (*changed)[c];
+          })) {
+        return;
+      }
       for (uint32_t v = 0; v < q.var_count_; ++v) {
         row[v] = prog.var_reg[v] == kNoReg ? kUnbound : regs[prog.var_reg[v]];
       }
@@ -278,7 +286,8 @@ struct Query::Machine {
 
 void Query::run_program(const Program& prog, const EGraph& g, const OpIndex& index,
                         const std::function<bool(std::span<const uint32_t>)>& yield,
-                        relations::Database* db, uint32_t since) const {
+                        relations::Database* db, uint32_t since,
+                        const std::vector<bool>* changed) const {
   Machine m{g,
             index,
             prog,
@@ -286,10 +295,16 @@ void Query::run_program(const Program& prog, const EGraph& g, const OpIndex& ind
             yield,
             db,
             since,
+            changed,
             std::vector<ClassId>(prog.registers, kUnbound),
             std::vector<uint32_t>(payload_var_count_, 0),
             std::vector<uint32_t>(width(), 0)};
   m.run(0);
+}
+
+void Query::search_changed(const EGraph& g, const OpIndex& index, const std::vector<bool>& changed,
+                           const std::function<bool(std::span<const uint32_t>)>& yield) const {
+  run_program(full_, g, index, yield, nullptr, 0, &changed);
 }
 
 void Query::search(const EGraph& g, const OpIndex& index,

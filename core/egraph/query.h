@@ -71,6 +71,11 @@ class Query {
   void search(const EGraph& g, const OpIndex& index,
               const std::function<bool(std::span<const uint32_t>)>& yield,
               relations::Database* db = nullptr, uint32_t since = 0) const;
+  /// Like search(), for a query with a height(): only the matches that read a class marked in
+  /// `changed` (by canonical id; a match reads the classes its pattern's nodes and variables
+  /// are matched in). Any other match was there, unchanged, before those classes changed.
+  void search_changed(const EGraph& g, const OpIndex& index, const std::vector<bool>& changed,
+                      const std::function<bool(std::span<const uint32_t>)>& yield) const;
 
   bool has_atoms() const { return !atoms_.empty(); }
   /// For a query of one pattern rooted at an operator, and no atoms: the pattern's height,
@@ -136,7 +141,8 @@ class Query {
   void compile_atom(Program& prog, const Atom& atom, bool delta) const;
   void run_program(const Program& prog, const EGraph& g, const OpIndex& index,
                    const std::function<bool(std::span<const uint32_t>)>& yield,
-                   relations::Database* db, uint32_t since) const;
+                   relations::Database* db, uint32_t since,
+                   const std::vector<bool>* changed = nullptr) const;
 
   std::vector<std::pair<Pattern, std::optional<uint32_t>>> patterns_;
   std::vector<Atom> atoms_;

@@ -177,18 +177,21 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     Clock::time_point phase = Clock::now();
     std::optional<OpIndex> full_index;
     std::map<std::pair<size_t, uint32_t>, OpIndex> near_index;  // by (since, height)
+    std::map<size_t, std::vector<bool>> changed;                // by since
     const OpIndex no_index(g, {});
+    auto semi_naive = [&](const Rule& rule, std::optional<size_t> last) {
+      return last && rule.query.height() && rule.local_guard;
+    };
     auto index_for = [&](const Rule& rule, std::optional<size_t> last) -> const OpIndex& {
       if (!rule.query.scans()) return no_index;
-      const std::optional<uint32_t> height = rule.query.height();
-      if (!last || !height || !rule.local_guard) {
+      if (!semi_naive(rule, last)) {
         if (!full_index) full_index.emplace(g);
         return *full_index;
       }
-      const std::pair key(*last, *height);
+      const std::pair key(*last, *rule.query.height());
       auto at = near_index.find(key);
       if (at == near_index.end()) {
-        at = near_index.emplace(key, OpIndex(g, touched.near(g, *last, *height))).first;
+        at = near_index.emplace(key, OpIndex(g, touched.near(g, key.first, key.second))).first;
       }
       return at->second;
     };
@@ -201,15 +204,22 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         continue;
       }
       size_t matches = 0;
-      rules[r].query.search(
-          g, index_for(rules[r], applied_in[r]),
-          [&](std::span<const uint32_t> row) {
-            if (rules[r].guard && !rules[r].guard(g, row)) return true;
-            found[r].insert(found[r].end(), row.begin(), row.end());
-            ++matches;
-            return true;
-          },
-          options.db, since[r]);
+      auto keep = [&](std::span<const uint32_t> row) {
+        if (rules[r].guard && !rules[r].guard(g, row)) return true;
+        found[r].insert(found[r].end(), row.begin(), row.end());
+        ++matches;
+        return true;
+      };
+      const OpIndex& index = index_for(rules[r], applied_in[r]);
+      if (semi_naive(rules[r], applied_in[r])) {
+        auto at = changed.find(*applied_in[r]);
+        if (at == changed.end()) {
+          at = changed.emplace(*applied_in[r], touched.changed(g, *applied_in[r])).first;
+        }
+        rules[r].query.search_changed(g, index, at->second, keep);
+      } else {
+        rules[r].query.search(g, index, keep, options.db, since[r]);
+      }
       it.rules[r].matches = matches;
       bool dropped = false;
       if (scheduling.backoff) {
