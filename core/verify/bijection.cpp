@@ -495,6 +495,14 @@ class Inference {
           }
         }
       }
+      // A reference parameter that this one alone can take is taken: no later parameter is
+      // offered it as one "no other takes".
+      const std::vector<BijectionCandidate>& found = out_.parameters[d].candidates;
+      if (!found.empty() && std::all_of(found.begin(), found.end(), [&](const auto& c) {
+            return c.ref == found.front().ref;
+          })) {
+        used[rindex(*found.front().ref)] = true;
+      }
     }
   }
 

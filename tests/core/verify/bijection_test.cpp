@@ -585,3 +585,29 @@ TEST_CASE("bijection: a parameter the spec names twice keeps its first entry", "
   REQUIRE(b.find(16)->candidates.size() == 1);
   CHECK(b.find(16)->best()->layout.to_string(p.mesh) == "partial(sum,tp)");
 }
+
+TEST_CASE("bijection: a reference input read reshaped goes to one parameter, not to each",
+          "[verify]") {
+  // One reference input of four elements; the distributed program reads two inputs of four
+  // elements in other shapes. Only the first may take it as "a reference parameter no other
+  // takes"; the second is left without a counterpart.
+  const ir::Module ref = module(R"(HloModule r
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+)");
+  const ir::Module dist = module(R"(HloModule d
+ENTRY e {
+  a = f32[1,4] parameter(0)
+  b = f32[4,1] parameter(1)
+  ROOT t = (f32[1,4], f32[4,1]) tuple(a, b)
+}
+)");
+  const BijectionCandidates b = infer_bijection(ref, dist, Mesh(), nullptr);
+  REQUIRE(b.parameters.size() == 2);
+  REQUIRE(b.parameters[0].candidates.size() == 1);
+  CHECK_THAT(b.parameters[0].candidates[0].why,
+             Catch::Contains("no other takes, with its elements, read as f32[1,4]"));
+  CHECK(b.parameters[1].candidates.empty());
+}
