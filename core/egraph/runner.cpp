@@ -29,6 +29,49 @@ bool refused_as_ill_typed(const Conflict& c, const RunOptions& options) {
   return either(options.ill_typed) || either(options.shapeless);
 }
 
+/// One iteration's searches: each rule searched in full, or (semi-naive, see Query::height())
+/// only near the classes changed since its matches were last all applied. The indexes and
+/// maps of changed classes are built once per iteration for the rules that share them.
+class IterationSearch {
+ public:
+  IterationSearch(const EGraph& g, const ChangeLog& log) : g_(g), log_(log), none_(g, {}) {}
+
+  /// Calls `yield` with the matches of `rule` that are new since iteration `applied_in`
+  /// (nullopt: every match).
+  void run(const Rule& rule, std::optional<size_t> applied_in,
+           const std::function<bool(std::span<const uint32_t>)>& yield, relations::Database* db,
+           uint32_t since) {
+    const std::optional<uint32_t> height = rule.query.height();
+    if (!applied_in || !height || !rule.local_guard) {
+      rule.query.search(g_, rule.query.scans() ? full_index() : none_, yield, db, since);
+      return;
+    }
+    const std::pair key(*applied_in, *height);
+    auto near = near_.find(key);
+    if (near == near_.end()) {
+      near = near_.emplace(key, OpIndex(g_, log_.near(g_, key.first, key.second))).first;
+    }
+    auto changed = changed_.find(*applied_in);
+    if (changed == changed_.end()) {
+      changed = changed_.emplace(*applied_in, log_.changed(g_, *applied_in)).first;
+    }
+    rule.query.search_changed(g_, near->second, changed->second, yield);
+  }
+
+ private:
+  const OpIndex& full_index() {
+    if (!full_) full_.emplace(g_);
+    return *full_;
+  }
+
+  const EGraph& g_;
+  const ChangeLog& log_;
+  const OpIndex none_;  ///< for queries that scan no classes (facts alone)
+  std::optional<OpIndex> full_;
+  std::map<std::pair<size_t, uint32_t>, OpIndex> near_;  ///< by (since, height)
+  std::map<size_t, std::vector<bool>> changed_;          ///< by since
+};
+
 }  // namespace
 
 const char* to_string(StopReason r) {
@@ -175,26 +218,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
 
     // Search every rule on the clean e-graph.
     Clock::time_point phase = Clock::now();
-    std::optional<OpIndex> full_index;
-    std::map<std::pair<size_t, uint32_t>, OpIndex> near_index;  // by (since, height)
-    std::map<size_t, std::vector<bool>> changed;                // by since
-    const OpIndex no_index(g, {});
-    auto semi_naive = [&](const Rule& rule, std::optional<size_t> last) {
-      return last && rule.query.height() && rule.local_guard;
-    };
-    auto index_for = [&](const Rule& rule, std::optional<size_t> last) -> const OpIndex& {
-      if (!rule.query.scans()) return no_index;
-      if (!semi_naive(rule, last)) {
-        if (!full_index) full_index.emplace(g);
-        return *full_index;
-      }
-      const std::pair key(*last, *rule.query.height());
-      auto at = near_index.find(key);
-      if (at == near_index.end()) {
-        at = near_index.emplace(key, OpIndex(g, touched.near(g, key.first, key.second))).first;
-      }
-      return at->second;
-    };
+    IterationSearch search(g, touched);
     bool any_banned = false;
     std::optional<StopReason> interrupted;
     for (size_t r = 0; r < rules.size() && !interrupted; ++r) {
@@ -204,22 +228,15 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         continue;
       }
       size_t matches = 0;
-      auto keep = [&](std::span<const uint32_t> row) {
-        if (rules[r].guard && !rules[r].guard(g, row)) return true;
-        found[r].insert(found[r].end(), row.begin(), row.end());
-        ++matches;
-        return true;
-      };
-      const OpIndex& index = index_for(rules[r], applied_in[r]);
-      if (semi_naive(rules[r], applied_in[r])) {
-        auto at = changed.find(*applied_in[r]);
-        if (at == changed.end()) {
-          at = changed.emplace(*applied_in[r], touched.changed(g, *applied_in[r])).first;
-        }
-        rules[r].query.search_changed(g, index, at->second, keep);
-      } else {
-        rules[r].query.search(g, index, keep, options.db, since[r]);
-      }
+      search.run(
+          rules[r], applied_in[r],
+          [&](std::span<const uint32_t> row) {
+            if (rules[r].guard && !rules[r].guard(g, row)) return true;
+            found[r].insert(found[r].end(), row.begin(), row.end());
+            ++matches;
+            return true;
+          },
+          options.db, since[r]);
       it.rules[r].matches = matches;
       bool dropped = false;
       if (scheduling.backoff) {
