@@ -30,7 +30,7 @@ ClassId EGraph::open_class() {
   if (!lists_stale_) {
     classes_[id].nodes = static_cast<uint32_t>(node_ranges_.size());
     const auto at = static_cast<uint32_t>(node_store_.size());
-    node_ranges_.push_back({at, at + 1});
+    node_ranges_.push_back({at, at + 1, op_bit(node.op)});
     node_store_.push_back(node);
   }
   return id;
@@ -304,7 +304,10 @@ void EGraph::rebuild_node_lists() {
   node_store_.clear();
   node_store_.resize(total);
   auto place = [&](ClassId id, const ENode& node) {
-    if (listed(id, node)) node_store_[node_ranges_[classes_[find(id)].nodes].end++] = node;
+    if (!listed(id, node)) return;
+    NodeRange& r = node_ranges_[classes_[find(id)].nodes];
+    node_store_[r.end++] = node;
+    r.ops |= op_bit(node.op);
   };
   for (ClassId id = 0; id < ids; ++id) {
     if (memo_.contains_id(id)) place(id, memo_.key(id));

@@ -171,6 +171,20 @@ class EGraph {
     const NodeRange range = node_ranges_[list];
     return {node_store_.data() + range.begin, range.end - range.begin};
   }
+  /// The nodes of class c with operator `op` (a part of nodes(c)). Most classes hold a few
+  /// operators: a mask of them answers "none" without reading the nodes.
+  std::span<const ENode> nodes(ClassId c, Symbol op) const {
+    const uint32_t list = classes_[find(c)].nodes;
+    if (list == kNoList) return {};
+    const NodeRange range = node_ranges_[list];
+    if ((range.ops & op_bit(op)) == 0) return {};
+    const ENode* first = node_store_.data() + range.begin;
+    const ENode* last = node_store_.data() + range.end;
+    first = std::lower_bound(first, last, op, [](const ENode& n, Symbol s) { return n.op < s; });
+    const ENode* end = first;
+    while (end != last && end->op == op) ++end;
+    return {first, end};
+  }
   /// The node a node id was added as. With explanations, exactly (its children are the ids of
   /// exact subterms); without, its children may since have been replaced by equal classes.
   const ENode& node_of_id(ClassId id) const { return explanations_ ? exact_[id] : memo_.key(id); }
@@ -291,7 +305,9 @@ class EGraph {
   std::vector<ENode, LargeArrayAllocator<ENode>> node_store_;
   struct NodeRange {
     uint32_t begin = 0, end = 0;
+    uint64_t ops = 0;  ///< op_bit() of every operator in the range
   };
+  static uint64_t op_bit(Symbol op) { return uint64_t{1} << (op & 63); }
   std::vector<NodeRange> node_ranges_;
   /// Canonical node -> the id of the node that holds it; also every id's node (its last
   /// canonical form), the one copy the e-graph keeps besides class node lists.

@@ -207,10 +207,8 @@ struct Query::Machine {
       case Instr::Kind::kBind:
       case Instr::Kind::kBindPayload:
       case Instr::Kind::kCheckPayload: {
-        const std::span<const ENode> nodes = g.nodes(regs[in.reg]);
-        auto it = std::lower_bound(nodes.begin(), nodes.end(), in.op,
-                                   [](const ENode& n, Symbol op) { return n.op < op; });
-        for (; it != nodes.end() && it->op == in.op; ++it) {
+        const std::span<const ENode> nodes = g.nodes(regs[in.reg], in.op);
+        for (auto it = nodes.begin(); it != nodes.end(); ++it) {
           if (it->children.size() != in.arity) continue;
           if (in.kind == Instr::Kind::kBind && in.has_payload && it->payload != in.payload) {
             continue;

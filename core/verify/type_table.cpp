@@ -11,8 +11,7 @@ namespace {
 /// Whether number class c is an integer: its constant leaf holds one (a number made by an op on
 /// numbers, without a leaf, is not known to be).
 bool integral_number(egraph::ClassId c, const egraph::EGraph& g, const egraph::Vocabulary& vocab) {
-  for (const egraph::ENode& n : g.nodes(c)) {
-    if (n.op != vocab.constant_symbol()) continue;
+  for (const egraph::ENode& n : g.nodes(c, vocab.constant_symbol())) {
     const auto v = vocab.constant_value(n.payload);
     return v && std::isfinite(*v) && *v == std::trunc(*v);
   }

@@ -152,3 +152,27 @@ TEST_CASE("e-graph: congruence agrees with a naive closure on random terms", "[e
     }
   }
 }
+
+TEST_CASE("e-graph: a class's nodes of one operator, before and after merges", "[egraph]") {
+  EGraph g;
+  const ClassId a = g.add(leaf(kA), kF32), b = g.add(leaf(kB), kF32);
+  const ClassId fa = g.add(app(kF, {a}), kF32);
+  const ClassId ga = g.add(app(kG, {a}), kF32);
+  const ClassId fb = g.add(app(kF, {b}), kF32);
+  const Symbol far = kF + 64;  // shares kF's bit in the class's mask of operators
+  const ClassId hb = g.add(app(far, {b}), kF32);
+  CHECK(g.nodes(fa, kF).size() == 1);
+  CHECK(g.nodes(fa, kG).empty());
+  g.merge(fa, ga);
+  g.merge(fa, fb);
+  g.merge(fa, hb);
+  g.rebuild();
+  CHECK(g.nodes(fa).size() == 4);
+  const std::span<const ENode> fs = g.nodes(fa, kF);
+  REQUIRE(fs.size() == 2);
+  for (const ENode& n : fs) CHECK(n.op == kF);
+  CHECK(g.nodes(fa, kG).size() == 1);
+  CHECK(g.nodes(fa, far).size() == 1);
+  CHECK(g.nodes(fa, kAdd).empty());
+  CHECK(g.nodes(a, kF).empty());
+}
