@@ -153,8 +153,11 @@ size_t name_width(const std::vector<Loaded>& files) {
   size_t width = 0;
   for (const Loaded& f : files) {
     for (const rules::Rule& r : f.file.rules) width = std::max(width, r.name.size());
-    // (and the identities of `comm`/`ac` declarations, checked as `OP-associates`)
-    for (const rules::AcDecl& d : f.file.ac) width = std::max(width, d.op.size() + 11);
+    for (const rules::AcDecl& d : f.file.ac) {
+      for (const rules::Rule& r : rules::declared_identities(d)) {
+        width = std::max(width, r.name.size());
+      }
+    }
   }
   return width;
 }

@@ -6,9 +6,7 @@ namespace scalify::egraph {
 
 std::vector<bool> ChangeLog::changed(const EGraph& g, size_t since) const {
   std::vector<bool> out(g.id_count(), false);
-  for (size_t i = since; i < iterations_.size(); ++i) {
-    for (ClassId c : iterations_[i]) out[g.find(c)] = true;
-  }
+  for_each_touched(g, since, [&out](ClassId c) { out[c] = true; });
   return out;
 }
 
@@ -21,9 +19,7 @@ std::vector<ClassId> ChangeLog::near(const EGraph& g, size_t since, uint32_t hei
     found.push_back(c);
     frontier.push_back(c);
   };
-  for (size_t i = since; i < iterations_.size(); ++i) {
-    for (ClassId c : iterations_[i]) visit(g.find(c));
-  }
+  for_each_touched(g, since, visit);
   for (uint32_t step = 1; step < height && !frontier.empty(); ++step) {
     std::vector<ClassId> level;
     level.swap(frontier);

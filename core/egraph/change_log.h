@@ -30,6 +30,14 @@ class ChangeLog {
   std::vector<bool> changed(const EGraph& g, size_t since) const;
 
  private:
+  /// Calls f with the canonical class of every touch in iteration `since` or later.
+  template <class F>
+  void for_each_touched(const EGraph& g, size_t since, F&& f) const {
+    for (size_t i = since; i < iterations_.size(); ++i) {
+      for (ClassId c : iterations_[i]) f(g.find(c));
+    }
+  }
+
   std::vector<std::vector<ClassId>> iterations_;
 };
 

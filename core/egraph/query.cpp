@@ -42,23 +42,6 @@ void Query::add_atom(uint32_t relation, std::vector<AtomArg> args) {
   compiled_ = false;
 }
 
-std::optional<uint32_t> Query::height() const {
-  if (patterns_.size() != 1 || !atoms_.empty()) return std::nullopt;
-  const Pattern& p = patterns_[0].first;
-  if (p.nodes()[p.root()].is_var) return std::nullopt;
-  std::vector<uint32_t> level(p.nodes().size(), 1);  // children come before their parents
-  for (size_t i = 0; i < p.nodes().size(); ++i) {
-    for (uint32_t c : p.nodes()[i].children) level[i] = std::max(level[i], level[c] + 1);
-  }
-  return level[p.root()];
-}
-
-bool Query::scans() const {
-  return std::any_of(full_.code.begin(), full_.code.end(), [](const Instr& in) {
-    return in.kind == Instr::Kind::kScanOp || in.kind == Instr::Kind::kScanAll;
-  });
-}
-
 void Query::compile_node(Program& prog, const Pattern& p, uint32_t node, uint32_t reg,
                          std::vector<bool>& payload_bound, std::span<const Symbol> ac) const {
   const Pattern::Node& n = p.nodes()[node];
@@ -150,6 +133,18 @@ Query::Program Query::compile_program(std::optional<size_t> delta_atom,
 void Query::compile(std::span<const Symbol> ac) {
   // Atoms before patterns: facts are few and bind the patterns' roots, which then need no scan.
   full_ = compile_program(std::nullopt, ac);
+  scans_ = std::any_of(full_.code.begin(), full_.code.end(), [](const Instr& in) {
+    return in.kind == Instr::Kind::kScanOp || in.kind == Instr::Kind::kScanAll;
+  });
+  height_.reset();
+  if (patterns_.size() == 1 && atoms_.empty()) {
+    const Pattern& p = patterns_[0].first;
+    std::vector<uint32_t> level(p.nodes().size(), 1);  // children come before their parents
+    for (size_t i = 0; i < p.nodes().size(); ++i) {
+      for (uint32_t c : p.nodes()[i].children) level[i] = std::max(level[i], level[c] + 1);
+    }
+    if (!p.nodes()[p.root()].is_var) height_ = level[p.root()];
+  }
   delta_.clear();
   if (patterns_.empty()) {  // (see search(): only bodies of atoms alone are semi-naive)
     for (size_t a = 0; a < atoms_.size(); ++a) delta_.push_back(compile_program(a, ac));

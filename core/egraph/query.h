@@ -83,9 +83,9 @@ class Query {
   /// nodes, or a variable's class that a guard may test) is then at most height - 1 steps
   /// below the root, so a match that reads no class changed since the last search was found
   /// by it. Otherwise nullopt.
-  std::optional<uint32_t> height() const;
+  std::optional<uint32_t> height() const { return height_; }
   /// Whether searching in full scans classes by operator (not only facts' classes).
-  bool scans() const;
+  bool scans() const { return scans_; }
   struct Atom {
     uint32_t relation;
     std::vector<AtomArg> args;
@@ -150,6 +150,8 @@ class Query {
   std::vector<Program> delta_;  ///< one per atom, that atom first
   uint32_t var_count_ = 0;
   uint32_t payload_var_count_ = 0;
+  std::optional<uint32_t> height_;  ///< see height(), set by compile()
+  bool scans_ = false;              ///< see scans(), set by compile()
   bool compiled_ = false;
 };
 

@@ -276,7 +276,8 @@ Term var(const char* name, SourcePos pos) {
   return t;
 }
 
-/// The identities a `comm` or `ac` declaration of an operator states, as rules.
+}  // namespace
+
 std::vector<Rule> declared_identities(const AcDecl& d) {
   const Term a = var("a", d.pos), b = var("b", d.pos), c = var("c", d.pos);
   std::vector<Rule> out;
@@ -297,8 +298,6 @@ std::vector<Rule> declared_identities(const AcDecl& d) {
   }
   return out;
 }
-
-}  // namespace
 
 std::vector<RuleCheck> check_rules(const RuleFile& file, const CheckOptions& options) {
   auto check = [&options](const RuleFile& in, const Rule& rule) {

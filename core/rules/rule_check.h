@@ -74,6 +74,10 @@ struct RuleCheck {
   Verdict verdict = Verdict::kPassed;      ///< the worst of the directions
 };
 
+/// The identities a `comm` or `ac` declaration of an operator states, as the rules
+/// check_rules() checks: `OP-commutes`, and for `ac` `OP-associates` too.
+std::vector<Rule> declared_identities(const AcDecl& d);
+
 /// Checks every rule of `file` (already parsed and, for its operator and guard names,
 /// compiled), then the identities its `comm` and `ac` declarations state. Deterministic: the
 /// same options give the same instances.
