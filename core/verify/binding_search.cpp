@@ -145,8 +145,12 @@ Searched search_bindings(const ir::Module& ref, const ir::Module& dist, const Me
   CheckOptions current = options;  // with the balanced-count assumption once it is adopted
   auto run_trial = [&](std::vector<size_t> trial, std::vector<size_t> changed) {
     ++attempts;
+    // A trial that diverges before the best check so far cannot beat it (better() below): it
+    // stops at that node.
+    CheckOptions trial_options = current;
+    trial_options.give_up_before = std::get<2>(progress(best, order, comp));
     CheckResult r =
-        check_under(ref, dist, mesh, bindings_for(trial), current, output_bindings, &memo);
+        check_under(ref, dist, mesh, bindings_for(trial), trial_options, output_bindings, &memo);
     return Trial{std::move(trial), std::move(changed), std::move(r)};
   };
   // A weight stored transposed is believed only when it proves: a divergence found under it

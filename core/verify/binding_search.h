@@ -2,7 +2,9 @@
 // divergence the next candidates of the parameters upstream of it are tried, singly and then two
 // together, keeping a change only when the check gets further (a loader contract such as a
 // partial(sum) bias is adopted only when it is what proves). Shared by the whole-program check
-// and the per-part checks of a partitioned one.
+// and the per-part checks of a partitioned one. The checks of a search encode the reference once
+// (SaturationMemo), and a trial stops at the first node it refuses before the best check's
+// divergence (CheckOptions::give_up_before): it cannot get further than that check.
 #pragma once
 
 #include <string>

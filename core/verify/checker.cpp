@@ -121,6 +121,17 @@ void Checker::encode_reference() {
   }
 }
 
+void Checker::restore_reference(const SaturationMemo::EncodedReference& e) {
+  g_ = e.graph;
+  vocab_ = e.vocab;
+  types_ = e.types;
+  bridge_.restore(e.bridge);
+  ref_values_ = e.values;
+  ref_classes_ = e.classes;
+  ref_types_ = e.value_types;
+  ref_unsupported_ = e.unsupported;
+}
+
 bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
   random_as_assumption(dist_.entry()[id], fact);
   auto& list = facts_of_[static_cast<size_t>(id)][element];
@@ -578,14 +589,30 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
   const auto start = std::chrono::steady_clock::now();
   result_.mesh = mesh_;
   read_output_requirements();
-  declare_commutative();
-  encode_reference();
+  // The reference's terms do not depend on the bindings: a search's checks encode it once.
+  if (const auto* encoded = memo_ ? memo_->encoded_reference(ref_, options_.explain) : nullptr) {
+    restore_reference(*encoded);
+  } else {
+    declare_commutative();
+    encode_reference();
+    if (memo_) {
+      memo_->store_encoded_reference(ref_, {g_, vocab_, types_, bridge_.written(), ref_values_,
+                                            ref_classes_, ref_types_, ref_unsupported_});
+    }
+  }
   seed(bindings);
   for (const ParamBinding& b : bindings) {
     if (!b.ref && b.dist >= 0)
       result_.unmatched_dist_parameters.push_back(dist_.entry()[b.dist].name);
   }
   propagate();
+  if (gave_up_) {
+    result_.verdict = Verdict::kDivergent;
+    result_.divergence = Divergence{};
+    result_.divergence->dist_node = dist_.entry()[first_refusal_->first].name;
+    result_.divergence->reason = first_refusal_->second;
+    return result_;
+  }
   merge_reference_guards();
   add_mean_goals();
   add_scaled_reference();

@@ -56,6 +56,11 @@ struct CheckOptions {
   bool balanced_partials = false;
   /// How deep inside loop bodies being proven by induction this check runs (0: the program).
   int loop_depth = 0;
+  /// For the binding search's trials (binding_search.h): stop at the first node refused before
+  /// this position of the distributed entry's topological order, with the verdict divergent at
+  /// that node and no goal decided. Such a trial diverges earlier than the check it would
+  /// replace, so it cannot get further; the rest of the check would only cost time.
+  size_t give_up_before = 0;
 };
 
 class SaturationMemo;

@@ -90,6 +90,8 @@ class Checker {
   /// from its first node on, and rules match them in either order.
   void declare_commutative();
   void encode_reference();
+  /// Takes the reference as an earlier check of the same search encoded it.
+  void restore_reference(const SaturationMemo::EncodedReference& e);
   void seed(const std::vector<ParamBinding>& bindings);
   void propagate();
   void lift_instruction(InstrId id);
@@ -284,6 +286,8 @@ class Checker {
   /// The earliest node that gets no layout although its operands have some; `unsupported`
   /// ones (what the checker does not model) kept apart from real refusals.
   std::optional<std::pair<InstrId, std::string>> first_refusal_, first_unsupported_;
+  /// propagate() stopped at a refusal before CheckOptions::give_up_before.
+  bool gave_up_ = false;
   /// An output with the right value in another layout than the spec or its annotation says.
   std::optional<std::pair<InstrId, std::string>> layout_misfit_;
   void refuse(InstrId id, const NoLift& why) {

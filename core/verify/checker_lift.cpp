@@ -1183,7 +1183,14 @@ void Checker::propagate() {
   if (options_.balanced_partials) find_divisors();
   auto order = comp.topological_order();
   if (!order) return;
-  for (InstrId id : *order) lift_instruction(id);
+  for (size_t k = 0; k < order->size(); ++k) {
+    lift_instruction((*order)[k]);
+    // A node is refused while it is lifted, so the refusal is at position k or before it.
+    if (first_refusal_ && k < options_.give_up_before) {
+      gave_up_ = true;
+      return;
+    }
+  }
   offer_output_moves();
 }
 

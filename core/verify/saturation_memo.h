@@ -1,17 +1,21 @@
-// SaturationMemo: saturated e-graphs kept while one search tries parameter bindings, so that a
-// trial whose e-graph is exactly one already saturated is not saturated again.
+// SaturationMemo: what one search's checks of parameter bindings share. The reference is
+// encoded once; a trial whose e-graph is exactly one already saturated is not saturated again.
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "egraph/egraph.h"
 #include "egraph/runner.h"
 #include "egraph/vocabulary.h"
+#include "ir/module.h"
 #include "rules/rule_compiler.h"
+#include "verify/term_bridge.h"
 #include "verify/type_table.h"
 
 namespace scalify::verify {
@@ -45,6 +49,30 @@ class SaturationMemo {
     std::vector<std::string> notes;  ///< what the run told (e.g. a bundled rule file's error)
   };
   const Saturated* find(std::string_view key) const;
+  /// The reference program's terms, as every check of the search writes them first (they do
+  /// not depend on the bindings tried): the e-graph side and a value per reference instruction
+  /// element.
+  struct EncodedReference {
+    egraph::EGraph graph;
+    egraph::Vocabulary vocab;
+    TypeTable types;
+    TermBridge::Written bridge;
+    std::vector<std::vector<std::optional<egraph::ClassId>>> values;
+    std::unordered_set<egraph::ClassId> classes;
+    std::unordered_set<egraph::TypeId> value_types;
+    std::vector<std::string> unsupported;
+  };
+  /// The reference module `ref` (this very object) as a check with or without explanations
+  /// encoded it, if one of the search did.
+  const EncodedReference* encoded_reference(const ir::Module& ref, bool explain) const {
+    return reference_ && reference_of_ == &ref && reference_->graph.explanations() == explain
+               ? &*reference_
+               : nullptr;
+  }
+  void store_encoded_reference(const ir::Module& ref, EncodedReference e) {
+    reference_of_ = &ref;
+    reference_ = std::move(e);
+  }
   /// Keeps `saturated` under `key`, forgetting the oldest entry beyond kCapacity.
   void store(std::string key, Saturated saturated);
   size_t hits() const { return hits_; }
@@ -54,6 +82,8 @@ class SaturationMemo {
   /// last two.
   static constexpr size_t kCapacity = 2;
   std::deque<std::pair<std::string, Saturated>> entries_;
+  const ir::Module* reference_of_ = nullptr;
+  std::optional<EncodedReference> reference_;
   mutable size_t hits_ = 0;
 };
 

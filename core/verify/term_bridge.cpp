@@ -85,21 +85,21 @@ ClassId TermBridge::add(std::string_view op, Attrs attrs, std::span<const ClassI
   bool rotated = false;
   for (ClassId c : children) {
     n.children.push_back(c);
-    rotated = rotated || (!on_rotation_.empty() && on_rotation_.count(c) > 0);
+    rotated = rotated || (!written_.on_rotation.empty() && written_.on_rotation.count(c) > 0);
   }
   const ClassId out = g_.add_node(std::move(n), type);
-  if (rotated) on_rotation_.insert(out);
+  if (rotated) written_.on_rotation.insert(out);
   return out;
 }
 
 ClassId TermBridge::number_view(ClassId c) const {
-  auto it = broadcast_numbers_.find(c);
-  return it == broadcast_numbers_.end() ? c : it->second;
+  auto it = written_.broadcast_numbers.find(c);
+  return it == written_.broadcast_numbers.end() ? c : it->second;
 }
 
 std::optional<double> TermBridge::number_value(ClassId c) const {
-  auto it = numbers_.find(number_view(c));
-  if (it == numbers_.end()) return std::nullopt;
+  auto it = written_.numbers.find(number_view(c));
+  if (it == written_.numbers.end()) return std::nullopt;
   return it->second;
 }
 
@@ -189,7 +189,7 @@ std::optional<double> scalar_value(const ir::Instruction& instr) {
 ClassId TermBridge::number(double v) {
   const ClassId c =
       g_.add_node({vocab_.constant_symbol(), vocab_.constant_payload(v), {}}, TypeTable::kNumber);
-  numbers_.emplace(c, v);
+  written_.numbers.emplace(c, v);
   return c;
 }
 
@@ -199,7 +199,7 @@ ClassId TermBridge::scale(ClassId x, double v) {
 }
 
 std::optional<std::pair<ClassId, ir::DataView>> TermBridge::view_of(ClassId x) const {
-  if (auto it = views_.find(x); it != views_.end()) return it->second;
+  if (auto it = written_.views.find(x); it != written_.views.end()) return it->second;
   const auto t = types_.type(g_.type_of(x));
   if (!t || !t->is_array()) return std::nullopt;
   return std::pair{x, ir::DataView::identity(t->dims())};
@@ -220,17 +220,18 @@ ClassId TermBridge::view(ClassId x, const ir::DataView& view, ir::DType dtype) {
 }
 
 std::optional<ClassId> TermBridge::moved_from(ClassId x) const {
-  if (auto it = views_.find(x); it != views_.end()) return it->second.first;
+  if (auto it = written_.views.find(x); it != written_.views.end()) return it->second.first;
   return std::nullopt;
 }
 
 bool TermBridge::reorders(ClassId x) const {
-  const auto it = views_.find(x);
-  return it != views_.end() && !it->second.second.canonical().is_reshape();
+  const auto it = written_.views.find(x);
+  return it != written_.views.end() && !it->second.second.canonical().is_reshape();
 }
 
 std::optional<ClassId> TermBridge::broadcast_of(ClassId x) const {
-  if (auto it = broadcasts_.find(x); it != broadcasts_.end()) return it->second.operand;
+  if (auto it = written_.broadcasts.find(x); it != written_.broadcasts.end())
+    return it->second.operand;
   return std::nullopt;
 }
 
@@ -258,7 +259,7 @@ ClassId TermBridge::emit_view(ClassId base, const ir::DataView& view, ir::DType 
       out = add("reshape", {{"shape", c.shape}}, kids, typed(c.shape));
     }
   }
-  if (out != base) views_.emplace(out, std::pair{base, c});
+  if (out != base) written_.views.emplace(out, std::pair{base, c});
   return out;
 }
 
@@ -272,14 +273,16 @@ ClassId TermBridge::reshape(ClassId x, const ir::Type& type) {
   const auto xt = types_.type(g_.type_of(x));
   // A reshape of a broadcast that keeps repeated and kept elements apart is a broadcast of the
   // reshaped operand (a head dim dropped from a broadcast softmax denominator).
-  if (auto b = broadcasts_.find(x); b != broadcasts_.end() && xt && xt->dtype() == type.dtype()) {
-    const Broadcast bc = b->second;
+  if (auto b = written_.broadcasts.find(x);
+      b != written_.broadcasts.end() && xt && xt->dtype() == type.dtype()) {
+    const Written::Broadcast bc = b->second;
     if (auto pushed = ir::broadcast_reshaped(bc.shape, bc.kept, type.dims())) {
       const ClassId inner[] = {reshape(bc.operand, ir::Type::array(type.dtype(), pushed->operand))};
       const ClassId out =
           add("broadcast", {{"shape", type.dims()}, {"dimensions", pushed->dimensions}}, inner,
               types_.intern(type));
-      broadcasts_.emplace(out, Broadcast{inner[0], pushed->dimensions, type.dims()});
+      written_.broadcasts.emplace(out,
+                                  Written::Broadcast{inner[0], pushed->dimensions, type.dims()});
       return out;
     }
   }
@@ -423,8 +426,8 @@ ClassId TermBridge::rotate(ClassId x, int64_t dim, int64_t shift) {
   };
   const ClassId parts[] = {part(shift, n), part(0, shift)};
   const ClassId out = concatenate(parts, dim, *t);
-  rotations_.emplace(out, Rotation{x, dim, shift});
-  on_rotation_.insert(out);
+  written_.rotations.emplace(out, Rotation{x, dim, shift});
+  written_.on_rotation.insert(out);
   return out;
 }
 
@@ -444,8 +447,8 @@ std::optional<ClassId> TermBridge::elementwise_rotation(const std::string& name,
       continue;
     }
     // Numbers, and broadcasts that repeat along the rotated dim, are their own rotation.
-    const auto b = broadcasts_.find(k);
-    const bool repeated = b != broadcasts_.end() &&
+    const auto b = written_.broadcasts.find(k);
+    const bool repeated = b != written_.broadcasts.end() &&
                           std::find(b->second.kept.begin(), b->second.kept.end(), rotation->dim) ==
                               b->second.kept.end();
     if (g_.type_of(k) != TypeTable::kNumber && !repeated) return std::nullopt;
@@ -455,7 +458,7 @@ std::optional<ClassId> TermBridge::elementwise_rotation(const std::string& name,
 }
 
 std::optional<TermBridge::Rotation> TermBridge::rotation_of(ClassId x) const {
-  if (auto it = rotations_.find(x); it != rotations_.end()) return it->second;
+  if (auto it = written_.rotations.find(x); it != written_.rotations.end()) return it->second;
   return std::nullopt;
 }
 
@@ -577,10 +580,10 @@ TermBridge::Encoded TermBridge::encode(const ir::Module& module, const ir::Instr
       if (splat) attrs.emplace_back("element", std::string(ir::dtype_name(type.dtype())));
       const ClassId c = add(name, std::move(attrs), kids, tid);
       if (splat) {
-        broadcast_numbers_.emplace(c, kids[0]);
+        written_.broadcast_numbers.emplace(c, kids[0]);
       } else if (kids.size() == 1) {
-        broadcasts_.emplace(c,
-                            Broadcast{kids[0], list(instr.dims_attr("dimensions")), type.dims()});
+        written_.broadcasts.emplace(
+            c, Written::Broadcast{kids[0], list(instr.dims_attr("dimensions")), type.dims()});
       }
       return done(c);
     }

@@ -98,7 +98,28 @@ class TermBridge {
   std::optional<Rotation> rotation_of(egraph::ClassId x) const;
   /// Whether the bridge built x from a rotation (at any depth): which block of it a rank holds
   /// is then more than its layout says, where no normal form took the rotation out.
-  bool built_on_rotation(egraph::ClassId x) const { return on_rotation_.count(x) > 0; }
+  bool built_on_rotation(egraph::ClassId x) const { return written_.on_rotation.count(x) > 0; }
+
+  /// What the bridge remembers of the terms it wrote, by class: together with the e-graph,
+  /// vocabulary and type table, all the state a bridge has. A copy of the four continues
+  /// where the originals stood (a reference encoded once for several checks).
+  struct Written {
+    std::unordered_map<egraph::ClassId, egraph::ClassId> broadcast_numbers;
+    std::unordered_map<egraph::ClassId, double> numbers;
+    /// Per broadcast of an array the bridge wrote: its operand, kept dims and shape.
+    struct Broadcast {
+      egraph::ClassId operand;
+      std::vector<int64_t> kept, shape;
+    };
+    std::unordered_map<egraph::ClassId, Broadcast> broadcasts;
+    /// Per class written as a rotation (rotate()).
+    std::unordered_map<egraph::ClassId, Rotation> rotations;
+    std::unordered_set<egraph::ClassId> on_rotation;  ///< rotations and terms built on them
+    /// Per class written as a view: the value it moves and the view.
+    std::unordered_map<egraph::ClassId, std::pair<egraph::ClassId, ir::DataView>> views;
+  };
+  const Written& written() const { return written_; }
+  void restore(Written written) { written_ = std::move(written); }
 
   /// `(get-tuple-element t :index i)` of type `type`.
   egraph::ClassId get_tuple_element(egraph::ClassId t, int64_t i, const ir::Type& type);
@@ -139,19 +160,7 @@ class TermBridge {
   egraph::EGraph& g_;
   egraph::Vocabulary& vocab_;
   TypeTable& types_;
-  std::unordered_map<egraph::ClassId, egraph::ClassId> broadcast_numbers_;
-  std::unordered_map<egraph::ClassId, double> numbers_;
-  /// Per broadcast of an array the bridge wrote: its operand, kept dims and shape.
-  struct Broadcast {
-    egraph::ClassId operand;
-    std::vector<int64_t> kept, shape;
-  };
-  std::unordered_map<egraph::ClassId, Broadcast> broadcasts_;
-  /// Per class written as a rotation (rotate()).
-  std::unordered_map<egraph::ClassId, Rotation> rotations_;
-  std::unordered_set<egraph::ClassId> on_rotation_;  ///< rotations and terms built on them
-  /// Per class written as a view: the value it moves and the view.
-  std::unordered_map<egraph::ClassId, std::pair<egraph::ClassId, ir::DataView>> views_;
+  Written written_;
 };
 
 /// Elementwise ops (and compare, select, clamp): they take a broadcast scalar constant as the

@@ -113,3 +113,88 @@ TEST_CASE("the saturation state tells apart e-graphs whose ids mean other things
   CHECK(state("exponential") == state("exponential"));
   CHECK(state("exponential") != state("log"));
 }
+
+namespace {
+
+/// LLaMA tp2 with its best bindings, and with one parameter moved to its next candidate (a
+/// loader's partial(sum) contract the program does not meet): a check of those diverges where
+/// that parameter is first used, early in the program.
+struct MovedParameter {
+  ir::Module ref = read("llama7b_1layer_decode_tp1.hlo");
+  ir::Module dist = read("llama7b_1layer_decode_tp2.hlo");
+  verify::Mesh mesh = *verify::Mesh::parse("tp=2");
+  std::vector<verify::OutputBinding> outputs = verify::infer_output_bindings(ref, dist, mesh);
+  verify::BijectionCandidates candidates = verify::infer_bijection(ref, dist, mesh);
+  std::vector<verify::ParamBinding> best = verify::best_bindings(candidates), moved = best;
+
+  MovedParameter() {
+    const auto p = std::find_if(candidates.parameters.begin(), candidates.parameters.end(),
+                                [](const auto& c) { return c.candidates.size() > 1; });
+    REQUIRE(p != candidates.parameters.end());
+    moved[static_cast<size_t>(p - candidates.parameters.begin())] = verify::binding_of(*p, 1);
+  }
+  verify::CheckResult check(const std::vector<verify::ParamBinding>& bindings,
+                            const verify::CheckOptions& options = {},
+                            verify::SaturationMemo* memo = nullptr) const {
+    return verify::check_under(ref, dist, mesh, bindings, options, outputs, memo);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("checks of a search encode the reference once and end as checks alone",
+          "[verify][memo]") {
+  const MovedParameter b;
+
+  const verify::CheckResult moved_alone = b.check(b.moved);
+  const verify::CheckResult best_alone = b.check(b.best);
+  REQUIRE(moved_alone.verdict == verify::Verdict::kDivergent);
+  REQUIRE(best_alone.verdict == verify::Verdict::kEquivalent);
+
+  // The first check encodes the reference; the second starts from its encoding.
+  verify::SaturationMemo memo;
+  const verify::CheckResult moved = b.check(b.moved, {}, &memo);
+  const verify::CheckResult best = b.check(b.best, {}, &memo);
+  CHECK(summary(moved) == summary(moved_alone));
+  CHECK(summary(best) == summary(best_alone));
+  CHECK(best.bijection.size() == best_alone.bijection.size());
+
+  SECTION("another reference is encoded anew") {
+    const ir::Module copy = b.ref;  // the same text, another module: not taken for the first
+    const verify::CheckResult r =
+        verify::check_under(copy, b.dist, b.mesh, b.best, {}, b.outputs, &memo);
+    CHECK(summary(r) == summary(best_alone));
+  }
+}
+
+TEST_CASE("a trial that diverges before the check it is measured against stops there",
+          "[verify][memo]") {
+  const MovedParameter b;
+  const verify::CheckResult full = b.check(b.moved);
+  REQUIRE(full.verdict == verify::Verdict::kDivergent);
+  REQUIRE(full.divergence);
+  REQUIRE_FALSE(full.divergence->by_value);
+  REQUIRE_FALSE(full.goals.empty());
+  const auto order = b.dist.entry().topological_order();
+  REQUIRE(order);
+  const auto at = static_cast<size_t>(
+      std::find(order->begin(), order->end(), *b.dist.entry().find(full.divergence->dist_node)) -
+      order->begin());
+
+  // Measured against a check that got further: it stops at the same node, for its reason,
+  // with no goal decided and nothing saturated.
+  verify::CheckOptions trial;
+  trial.give_up_before = at + 1;
+  const verify::CheckResult stopped = b.check(b.moved, trial);
+  CHECK(stopped.verdict == verify::Verdict::kDivergent);
+  REQUIRE(stopped.divergence);
+  CHECK(stopped.divergence->dist_node == full.divergence->dist_node);
+  // (The full check then traces a partial sum back to where it begins.)
+  CHECK_THAT(full.divergence->reason, Catch::StartsWith(stopped.divergence->reason));
+  CHECK(stopped.goals.empty());
+  CHECK(stopped.stats.iterations == 0);
+
+  // Measured against a check that diverged there or earlier: it runs in full.
+  trial.give_up_before = at;
+  CHECK(summary(b.check(b.moved, trial)) == summary(full));
+}
