@@ -53,7 +53,30 @@ bool same_attributes(const AttrNode& rhs, const AttrNode& lhs) {
 /// The attribute variables' values in one match.
 using AttrEnv = std::vector<const AttrValue*>;
 
-using Guard = std::function<bool(const EGraph&, std::span<const uint32_t> row, const AttrEnv&)>;
+/// A compiled guard: a test of the matched classes (not-zero, distinct…), or an attribute guard,
+/// which reads only the match's attribute values and its operands' types.
+struct Guard {
+  std::function<bool(const EGraph&, std::span<const uint32_t> row)> on_classes;
+  std::optional<AttrExpr> on_attributes;
+};
+
+/// The operand variables whose types `e` reads, added to `out`.
+void add_typed_vars(const AttrExpr& e, std::vector<uint32_t>& out) {
+  if (e.kind == AttrExpr::Kind::kClassVar &&
+      std::find(out.begin(), out.end(), e.var) == out.end()) {
+    out.push_back(e.var);
+  }
+  for (const AttrExpr& a : e.args) add_typed_vars(a, out);
+}
+
+/// Hash of a memo key (a few payload and type ids).
+struct IdsHash {
+  size_t operator()(const std::vector<uint32_t>& ids) const {
+    uint64_t h = ids.size();
+    for (uint32_t id : ids) h = (h ^ id) * 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
 
 /// What attribute expressions read from one match: its attribute values and its classes' types.
 class MatchScope final : public AttrScope {
@@ -86,6 +109,41 @@ struct Shape {
   std::vector<Guard> guards;
   TypeLookup types;       ///< for (shape ?x) and the like
   bool computes = false;  ///< some right-hand side attribute is a function call
+  /// The operand variables whose types attribute guards and computed attributes read.
+  std::vector<uint32_t> typed_vars;
+
+  /// What binding the attributes, the attribute guards and the computed attributes conclude
+  /// on a match depends only on its payloads and its typed variables' types, which many
+  /// matches share (every `add` of one shape): each combination is worked out once. (A
+  /// compiled rule is used by one thread at a time, as egraph::run does.)
+  struct Reading {
+    bool accepted = false;
+    bool built_known = false;
+    std::optional<std::vector<uint32_t>> built;  ///< payloads(), once asked
+  };
+  mutable std::unordered_map<std::vector<uint32_t>, Reading, IdsHash> readings;
+  mutable std::vector<uint32_t> key;  ///< reused, so that a lookup allocates nothing
+
+  /// Call once the guards and attribute nodes are complete.
+  void finish() {
+    find_copies();
+    for (const Guard& g : guards) {
+      if (g.on_attributes) add_typed_vars(*g.on_attributes, typed_vars);
+    }
+    for (const AttrNode& node : rhs_attrs) {
+      for (const AttrSpec& spec : node.attrs) {
+        if (spec.expr) add_typed_vars(*spec.expr, typed_vars);
+      }
+    }
+  }
+
+  Reading& reading(const EGraph& g, const Vocabulary& vocab, std::span<const uint32_t> row) const {
+    key.assign(row.begin() + class_vars, row.end());
+    for (uint32_t v : typed_vars) key.push_back(g.type_of(row[v]));
+    auto [it, fresh] = readings.try_emplace(key);
+    if (fresh) it->second.accepted = accepts_attributes(g, vocab, row);
+    return it->second;
+  }
 
   /// Sets copy_of for the right-hand side nodes that repeat a left-hand side node's attributes;
   /// call once lhs_attrs and rhs_attrs are complete.
@@ -120,10 +178,23 @@ struct Shape {
   }
 
   bool accepts(const EGraph& g, const Vocabulary& vocab, std::span<const uint32_t> row) const {
+    if (!reading(g, vocab, row).accepted) return false;
+    for (const Guard& guard : guards) {
+      if (guard.on_classes && !guard.on_classes(g, row)) return false;
+    }
+    return true;
+  }
+
+  /// Whether the match's attributes bind, its attribute guards hold and its computed attributes
+  /// apply (see reading()).
+  bool accepts_attributes(const EGraph& g, const Vocabulary& vocab,
+                          std::span<const uint32_t> row) const {
     AttrEnv env;
     if (!bind(vocab, row, env)) return false;
     for (const Guard& guard : guards) {
-      if (!guard(g, row, env)) return false;
+      if (guard.on_attributes && !holds(*guard.on_attributes, MatchScope(g, row, env, types))) {
+        return false;
+      }
     }
     if (!computes) return true;
     // A function that does not apply (the inverse of a non-permutation, …) keeps the rule
@@ -146,8 +217,18 @@ struct Shape {
   /// right-hand side's built ones; nullopt if a computed attribute does not apply.
   std::optional<std::vector<uint32_t>> payloads(const EGraph& g, Vocabulary& vocab,
                                                 std::span<const uint32_t> row) const {
+    if (rhs_attrs.empty()) return std::vector<uint32_t>(row.begin() + class_vars, row.end());
+    Reading& r = reading(g, vocab, row);
+    if (!r.built_known) {
+      r.built = build_payloads(g, vocab, row);
+      r.built_known = true;
+    }
+    return r.built;
+  }
+
+  std::optional<std::vector<uint32_t>> build_payloads(const EGraph& g, Vocabulary& vocab,
+                                                      std::span<const uint32_t> row) const {
     std::vector<uint32_t> out(row.begin() + class_vars, row.end());
-    if (rhs_attrs.empty()) return out;
     AttrEnv env;  // bound for the first node that is not a copy (copies need no binding)
     bool bound = false;
     const MatchScope scope(g, row, env, types);
@@ -243,7 +324,7 @@ class RuleBuilder {
       shape->guards.push_back(std::move(*guard));
     }
     shape->lhs_attrs = std::move(lhs_attrs_);
-    shape->find_copies();
+    shape->finish();
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
@@ -326,7 +407,7 @@ class RuleBuilder {
       shape->guards.push_back(std::move(*guard));
     }
     shape->lhs_attrs = std::move(lhs_attrs_);
-    shape->find_copies();
+    shape->finish();
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
     Vocabulary& vocab = vocab_;
@@ -581,18 +662,21 @@ class RuleBuilder {
       if (!x) return x.error();
       const uint32_t v = *x;
       if (g.name == "not-zero") {
-        return Guard([v, &vocab](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
-          return !is_constant_zero(eg, vocab, row[v]);
-        });
+        return Guard{[v, &vocab](const EGraph& eg, std::span<const uint32_t> row) {
+                       return !is_constant_zero(eg, vocab, row[v]);
+                     },
+                     std::nullopt};
       }
       if (g.name == "is-const") {
-        return Guard([v](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
-          return eg.constant_of(row[v]) != egraph::kNoConstant;
-        });
+        return Guard{[v](const EGraph& eg, std::span<const uint32_t> row) {
+                       return eg.constant_of(row[v]) != egraph::kNoConstant;
+                     },
+                     std::nullopt};
       }
-      return Guard([v, &vocab](const EGraph& eg, std::span<const uint32_t> row, const AttrEnv&) {
-        return has_symbol_leaf(eg, vocab, row[v]);
-      });
+      return Guard{[v, &vocab](const EGraph& eg, std::span<const uint32_t> row) {
+                     return has_symbol_leaf(eg, vocab, row[v]);
+                   },
+                   std::nullopt};
     }
     if (g.name == "const-or-distinct-var") {
       if (auto e = arity(2); !e) return e.error();
@@ -600,12 +684,12 @@ class RuleBuilder {
       if (!c) return c.error();
       auto x = guard_class_arg(g, 1);
       if (!x) return x.error();
-      return Guard([c = *c, x = *x, &vocab](const EGraph& eg, std::span<const uint32_t> row,
-                                            const AttrEnv&) {
-        return eg.find(row[c]) != eg.find(row[x]) &&
-               (eg.constant_of(row[c]) != egraph::kNoConstant ||
-                has_symbol_leaf(eg, vocab, row[c]));
-      });
+      return Guard{[c = *c, x = *x, &vocab](const EGraph& eg, std::span<const uint32_t> row) {
+                     return eg.find(row[c]) != eg.find(row[x]) &&
+                            (eg.constant_of(row[c]) != egraph::kNoConstant ||
+                             has_symbol_leaf(eg, vocab, row[c]));
+                   },
+                   std::nullopt};
     }
     if (g.name == "distinct") {
       if (auto e = arity(2); !e) return e.error();
@@ -613,17 +697,16 @@ class RuleBuilder {
       if (!a) return a.error();
       auto b = guard_class_arg(g, 1);
       if (!b) return b.error();
-      return Guard([a = *a, b = *b](const EGraph& eg, std::span<const uint32_t> row,
-                                    const AttrEnv&) { return eg.find(row[a]) != eg.find(row[b]); });
+      return Guard{[a = *a, b = *b](const EGraph& eg, std::span<const uint32_t> row) {
+                     return eg.find(row[a]) != eg.find(row[b]);
+                   },
+                   std::nullopt};
     }
     if (is_attr_guard(g.name)) {
       auto expr = compile_attr_guard(g, resolver(), file_.path);
       if (!expr) return expr.error();
       if (auto e = check_types_available(*expr); !e) return e.error();
-      return Guard([expr = std::move(*expr), types = types_](
-                       const EGraph& eg, std::span<const uint32_t> row, const AttrEnv& env) {
-        return holds(expr, MatchScope(eg, row, env, types));
-      });
+      return Guard{nullptr, std::move(*expr)};
     }
     std::string known;
     for (const std::string& name : builtin_guard_names())

@@ -51,6 +51,9 @@ using TypeLookup = std::function<std::optional<ir::Type>(egraph::TypeId)>;
 ///   egraph::run(g, compiled->rules, options);
 /// Relation declarations go into `db` (required when the file declares any). `types` is needed
 /// by rules that read operands' types (`(shape ?x)` …); without it such a rule is an error.
+/// A compiled rule remembers what its attributes, attribute guards and computed attributes
+/// conclude per combination of matched payloads and operand types (matches share them): use
+/// it from one thread at a time, with the vocabulary and type ids it was compiled for.
 Expected<CompiledRules> compile_rules(const RuleFile& file, egraph::Vocabulary& vocab,
                                       TypeOracle type_of, relations::Database* db = nullptr,
                                       TypeLookup types = {});

@@ -118,6 +118,30 @@ TEST_CASE("rule compiler: guards read operands' types", "[rules]") {
   CHECK_FALSE(s.same("(reshape x :shape [24])", "x"));
 }
 
+TEST_CASE("rule compiler: matches alike in attributes but not in operand types are told apart",
+          "[rules]") {
+  // A rule works out what its attributes and their guards conclude once per combination of
+  // payloads and operand types: both reshapes to [6 4] share their payload, not their operand's
+  // type, in either order.
+  const char* rules =
+      "rewrite r-id: (reshape ?x :shape ?s) => ?x if (equal ?s (shape ?x))\n"
+      "rewrite tag: (negate ?x) => (exponential ?x :shape (shape ?x))\n";
+  for (const bool y_first : {true, false}) {
+    Typed s(rules);
+    const char* y = "(reshape y :shape [6 4])";
+    const char* x = "(reshape (reshape x :shape [24]) :shape [6 4])";
+    s.add(y_first ? y : x);
+    s.add(y_first ? x : y);
+    s.add("(negate x)");
+    s.add("(negate y)");
+    CHECK(s.run().conflicts.empty());
+    CHECK(s.same(y, "y"));
+    CHECK_FALSE(s.same(x, "(reshape x :shape [24])"));
+    CHECK(s.same("(negate x)", "(exponential x :shape [2 3 4])"));
+    CHECK(s.same("(negate y)", "(exponential y :shape [6 4])"));
+  }
+}
+
 TEST_CASE("rule compiler: a function that does not apply keeps the rule from firing", "[rules]") {
   // negate keeps its operand's type; here it only carries the computed attribute.
   Typed s(
