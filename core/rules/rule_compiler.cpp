@@ -8,6 +8,7 @@
 
 #include "egraph/pattern.h"
 #include "rules/attr_expr.h"
+#include "support/ids_hash.h"
 
 namespace scalify::rules {
 namespace {
@@ -68,15 +69,6 @@ void add_typed_vars(const AttrExpr& e, std::vector<uint32_t>& out) {
   }
   for (const AttrExpr& a : e.args) add_typed_vars(a, out);
 }
-
-/// Hash of a memo key (a few payload and type ids).
-struct IdsHash {
-  size_t operator()(const std::vector<uint32_t>& ids) const {
-    uint64_t h = ids.size();
-    for (uint32_t id : ids) h = (h ^ id) * 0x9e3779b97f4a7c15ull;
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-};
 
 /// What attribute expressions read from one match: its attribute values and its classes' types.
 class MatchScope final : public AttrScope {

@@ -42,6 +42,20 @@ std::optional<ir::Type> TypeTable::type(egraph::TypeId id) const {
 egraph::TypeId TypeTable::type_of(const egraph::ENode& node, const egraph::EGraph& g,
                                   const egraph::Vocabulary& vocab) {
   if (node.op == vocab.constant_symbol()) return kNumber;
+  key_.assign({node.op, node.payload});
+  for (egraph::ClassId c : node.children) {
+    const egraph::TypeId t = g.type_of(c);
+    key_.push_back(t);
+    if (t == kNumber) key_.push_back(integral_number(c, g, vocab));
+  }
+  if (const auto it = typed_.find(key_); it != typed_.end()) return it->second;
+  const egraph::TypeId t = type_of_uncached(node, g, vocab);
+  typed_.emplace(key_, t);
+  return t;
+}
+
+egraph::TypeId TypeTable::type_of_uncached(const egraph::ENode& node, const egraph::EGraph& g,
+                                           const egraph::Vocabulary& vocab) {
   std::vector<std::optional<ir::Type>> args;
   args.reserve(node.children.size());
   bool all_numbers = true, fraction = false;

@@ -10,6 +10,7 @@
 #include "egraph/egraph.h"
 #include "egraph/vocabulary.h"
 #include "ir/type.h"
+#include "support/ids_hash.h"
 
 namespace scalify::verify {
 
@@ -35,12 +36,20 @@ class TypeTable {
   size_t size() const { return types_.size(); }
 
   /// The type of `node` (canonical, in `g`) from its operands' types, as HLO would give it.
+  /// A table types the nodes of one vocabulary (it remembers its answers by payload id).
   egraph::TypeId type_of(const egraph::ENode& node, const egraph::EGraph& g,
                          const egraph::Vocabulary& vocab);
 
  private:
+  egraph::TypeId type_of_uncached(const egraph::ENode& node, const egraph::EGraph& g,
+                                  const egraph::Vocabulary& vocab);
+
   std::vector<std::optional<ir::Type>> types_;
   std::unordered_map<std::string, egraph::TypeId> ids_;
+  /// type_of's answers by all they depend on: the operator, the payload, and per operand its
+  /// type and, for a number, whether it is an integer. Rules build many nodes alike.
+  std::unordered_map<std::vector<uint32_t>, egraph::TypeId, IdsHash> typed_;
+  std::vector<uint32_t> key_;  ///< reused, so that a lookup allocates nothing
 };
 
 }  // namespace scalify::verify
