@@ -103,6 +103,8 @@ struct Shape {
   bool computes = false;  ///< some right-hand side attribute is a function call
   /// The operand variables whose types attribute guards and computed attributes read.
   std::vector<uint32_t> typed_vars;
+  /// No attribute to bind, attribute guard or computed attribute: only class guards to run.
+  bool attribute_free = true;
 
   /// What binding the attributes, the attribute guards and the computed attributes conclude
   /// on a match depends only on its payloads and its typed variables' types, which many
@@ -119,8 +121,11 @@ struct Shape {
   /// Call once the guards and attribute nodes are complete.
   void finish() {
     find_copies();
+    attribute_free = lhs_attrs.empty() && !computes;
     for (const Guard& g : guards) {
-      if (g.on_attributes) add_typed_vars(*g.on_attributes, typed_vars);
+      if (!g.on_attributes) continue;
+      add_typed_vars(*g.on_attributes, typed_vars);
+      attribute_free = false;
     }
     for (const AttrNode& node : rhs_attrs) {
       for (const AttrSpec& spec : node.attrs) {
@@ -170,7 +175,7 @@ struct Shape {
   }
 
   bool accepts(const EGraph& g, const Vocabulary& vocab, std::span<const uint32_t> row) const {
-    if (!reading(g, vocab, row).accepted) return false;
+    if (!attribute_free && !reading(g, vocab, row).accepted) return false;
     for (const Guard& guard : guards) {
       if (guard.on_classes && !guard.on_classes(g, row)) return false;
     }
