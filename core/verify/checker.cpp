@@ -112,6 +112,10 @@ void Checker::encode_reference() {
       ref_unsupported_.push_back(instr.name + ": " + e.why);
     }
   }
+  index_reference_values();
+}
+
+void Checker::index_reference_values() {
   for (const auto& values : ref_values_) {
     for (const auto& c : values) {
       if (!c) continue;
@@ -127,9 +131,8 @@ void Checker::restore_reference(const SaturationMemo::EncodedReference& e) {
   types_ = e.types;
   bridge_.restore(e.bridge);
   ref_values_ = e.values;
-  ref_classes_ = e.classes;
-  ref_types_ = e.value_types;
   ref_unsupported_ = e.unsupported;
+  index_reference_values();
 }
 
 bool Checker::add_fact(InstrId id, size_t element, Fact fact) {
@@ -596,8 +599,8 @@ CheckResult Checker::run(const std::vector<ParamBinding>& bindings) {
     declare_commutative();
     encode_reference();
     if (memo_) {
-      memo_->store_encoded_reference(ref_, {g_, vocab_, types_, bridge_.written(), ref_values_,
-                                            ref_classes_, ref_types_, ref_unsupported_});
+      memo_->store_encoded_reference(
+          ref_, {g_, vocab_, types_, bridge_.written(), ref_values_, ref_unsupported_});
     }
   }
   seed(bindings);

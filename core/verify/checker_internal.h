@@ -90,6 +90,8 @@ class Checker {
   /// from its first node on, and rules match them in either order.
   void declare_commutative();
   void encode_reference();
+  /// Fills ref_classes_ and ref_types_ from ref_values_.
+  void index_reference_values();
   /// Takes the reference as an earlier check of the same search encoded it.
   void restore_reference(const SaturationMemo::EncodedReference& e);
   void seed(const std::vector<ParamBinding>& bindings);

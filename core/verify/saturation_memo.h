@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -58,8 +57,6 @@ class SaturationMemo {
     TypeTable types;
     TermBridge::Written bridge;
     std::vector<std::vector<std::optional<egraph::ClassId>>> values;
-    std::unordered_set<egraph::ClassId> classes;
-    std::unordered_set<egraph::TypeId> value_types;
     std::vector<std::string> unsupported;
   };
   /// The reference module `ref` (this very object) as a check with or without explanations
