@@ -20,7 +20,7 @@ namespace scalify::egraph {
 class ChangeLog {
  public:
   /// Appends the classes the next iteration touched.
-  void record(std::vector<ClassId> touched) { iterations_.push_back(std::move(touched)); }
+  void record(LargeVector<ClassId> touched) { iterations_.push_back(std::move(touched)); }
   size_t iterations() const { return iterations_.size(); }
   /// The canonical classes at most `height - 1` parent steps above a class touched in
   /// iteration `since` or later, ascending: the only roots where a pattern of that height
@@ -38,7 +38,7 @@ class ChangeLog {
     }
   }
 
-  std::vector<std::vector<ClassId>> iterations_;
+  std::vector<LargeVector<ClassId>> iterations_;
 };
 
 }  // namespace scalify::egraph

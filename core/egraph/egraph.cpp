@@ -216,7 +216,7 @@ void EGraph::repair(ClassId id, Rebuilt& out) {
 
 EGraph::Rebuilt EGraph::rebuild() {
   Rebuilt out;
-  std::vector<ClassId, LargeArrayAllocator<ClassId>> batch;
+  LargeVector<ClassId> batch;
   for (collect_parents(); !pending_.empty() || !analysis_pending_.empty(); collect_parents()) {
     while (!pending_.empty()) {
       // The pending ids are scattered over memory: each repair would wait for its node, then

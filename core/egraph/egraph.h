@@ -16,6 +16,7 @@
 #include "egraph/id_vector.h"
 #include "egraph/parent_lists.h"
 #include "egraph/union_find.h"
+#include "support/large_vector.h"
 
 namespace scalify::egraph {
 
@@ -224,7 +225,7 @@ class EGraph {
     touched_.clear();
   }
   /// The classes noted since the last call (as ids: some may since have been merged).
-  std::vector<ClassId> take_touched() { return std::exchange(touched_, {}); }
+  LargeVector<ClassId> take_touched() { return std::exchange(touched_, {}); }
   /// Calls f with the class of every node that uses class c (with repeats).
   template <class F>
   void for_each_parent_class(ClassId c, F&& f) const {
@@ -312,12 +313,10 @@ class EGraph {
   /// Canonical node -> the id of the node that holds it; also every id's node (its last
   /// canonical form), the one copy the e-graph keeps besides class node lists.
   HashCons memo_;
-  std::vector<ENode> exact_;  ///< with explanations: every id's node as added
-  std::vector<ParentEdge, LargeArrayAllocator<ParentEdge>>
-      new_parents_;             ///< since the last collect_parents()
-  std::vector<Merged> merged_;  ///< since the last collect_parents()
-  std::vector<ClassId, LargeArrayAllocator<ClassId>>
-      pending_;                            ///< node ids whose children changed class
+  std::vector<ENode> exact_;               ///< with explanations: every id's node as added
+  LargeVector<ParentEdge> new_parents_;    ///< since the last collect_parents()
+  LargeVector<Merged> merged_;             ///< since the last collect_parents()
+  LargeVector<ClassId> pending_;           ///< node ids whose children changed class
   std::vector<ClassId> analysis_pending_;  ///< node ids whose children's constants changed
   /// Ids whose congruence merge was refused (a type conflict): out of the hash-cons, but
   /// still nodes of their class.
@@ -331,7 +330,7 @@ class EGraph {
   bool lists_stale_ = false;
   bool explanations_ = false;
   bool log_touches_ = false;
-  std::vector<ClassId> touched_;  ///< the touch log (see log_touches())
+  LargeVector<ClassId> touched_;  ///< the touch log (see log_touches())
   void touch(ClassId c) {
     if (log_touches_) touched_.push_back(c);
   }

@@ -66,8 +66,8 @@ void HashCons::make_key(ClassId id, ENode&& node) {
 }
 
 void HashCons::grow(size_t capacity) {
-  std::vector<Slot, LargeArrayAllocator<Slot>> old = std::move(slots_);
-  slots_.assign(capacity, Slot{});
+  LargeVector<Slot> old = std::move(slots_);
+  slots_.resize(capacity, Slot{});
   mask_ = capacity - 1;
   for (const Slot& s : old) {
     if (s.id == kEmpty) continue;

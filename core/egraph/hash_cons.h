@@ -7,7 +7,7 @@
 
 #include "egraph/enode.h"
 #include "egraph/id_vector.h"
-#include "support/large_array.h"
+#include "support/large_vector.h"
 
 namespace scalify::egraph {
 
@@ -68,7 +68,7 @@ class HashCons {
   /// A power of two in size, linear probing, at most 3/4 full (kLoadNum / kLoadDen): the
   /// e-graph's table is far larger than the caches, so its size counts more than probe lengths
   /// (half full saved about 1% of instructions for twice the memory).
-  std::vector<Slot, LargeArrayAllocator<Slot>> slots_;
+  LargeVector<Slot> slots_;
   size_t mask_ = 0;  ///< slots_.size() - 1
   IdVector<ENode> keys_;
   std::vector<bool> present_;

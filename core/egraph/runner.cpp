@@ -166,7 +166,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   std::vector<Ban> bans(rules.size());
   std::vector<uint32_t> since(rules.size(), 0);  ///< semi-naive: facts new to each rule
   // Matches of the last iterations run to tens of MB: huge pages for them (large_array.h).
-  std::vector<std::vector<uint32_t, LargeArrayAllocator<uint32_t>>> found(rules.size());
+  std::vector<LargeVector<uint32_t>> found(rules.size());
   std::vector<Conflict> conflicts;
   // Semi-naive matching: a rule of one pattern whose matches were all applied in iteration k
   // then searches only near the classes touched since (ChangeLog::near): any other match it
@@ -232,7 +232,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
           rules[r], applied_in[r],
           [&](std::span<const uint32_t> row) {
             if (rules[r].guard && !rules[r].guard(g, row)) return true;
-            found[r].insert(found[r].end(), row.begin(), row.end());
+            found[r].append(row.data(), row.data() + row.size());
             ++matches;
             return true;
           },

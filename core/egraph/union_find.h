@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "support/large_array.h"
+#include "support/large_vector.h"
 
 namespace scalify::egraph {
 
@@ -58,8 +58,8 @@ class UnionFind {
   void reserve(size_t n);
 
  private:
-  std::vector<ClassId, LargeArrayAllocator<ClassId>> parent_;
-  std::vector<uint32_t, LargeArrayAllocator<uint32_t>> size_;  ///< meaningful at roots only
+  LargeVector<ClassId> parent_;
+  LargeVector<uint32_t> size_;  ///< meaningful at roots only
 };
 
 }  // namespace scalify::egraph
