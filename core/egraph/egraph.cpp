@@ -19,14 +19,6 @@ ClassId EGraph::open_class() {
   ++live_classes_;
   touch(id);
   const ENode& node = memo_.key(id);
-  const Children& children = node.children;
-  for (size_t i = 0; i < children.size(); ++i) {
-    // A node using the same child twice is one parent of it, not two.
-    if (std::find(children.begin(), children.begin() + i, children[i]) != children.begin() + i) {
-      continue;
-    }
-    new_parents_.push_back(ParentEdge{children[i], id});
-  }
   if (!lists_stale_) {
     classes_[id].nodes = static_cast<uint32_t>(node_ranges_.size());
     const auto at = static_cast<uint32_t>(node_store_.size());
@@ -158,20 +150,33 @@ std::optional<Conflict> EGraph::merge(ClassId a, ClassId b, Reason reason) {
 
 void EGraph::collect_parents() {
   // Each list is met at random: it is requested a few entries ahead (see rebuild()).
-  constexpr size_t kAhead = 8;
-  // New nodes' edges go to the lists of the classes their children had then (which the
-  // merges below carry on if those classes were merged since).
-  const size_t edges = new_parents_.size();
-  for (size_t i = 0; i < edges; ++i) {
-    if (i + 2 * kAhead < edges) __builtin_prefetch(&classes_[new_parents_[i + 2 * kAhead].child]);
-    if (i + kAhead < edges)
-      parents_.prefetch_tail(classes_[new_parents_[i + kAhead].child].parents);
-    const ParentEdge e = new_parents_[i];
-    EClass& cls = classes_[e.child];
-    parents_.push(cls.parents, e.parent);
-    ++cls.parent_count;
+  constexpr ClassId kAhead = 4;
+  // New nodes join the parent lists of the classes their children had when they were added,
+  // which their keys still name (only repairs change keys, and new nodes are not pending);
+  // the merges below carry those lists on if the classes were merged since. A node without
+  // an entry here is an alias (explanations), whose stored twin is the parent.
+  const auto ids = static_cast<ClassId>(uf_.size());
+  auto children = [this](ClassId id) -> std::span<const ClassId> {
+    if (!memo_.contains_id(id)) return {};
+    return memo_.key(id).children;
+  };
+  for (ClassId id = filed_; id < ids; ++id) {
+    if (id + 2 * kAhead < ids) {
+      for (ClassId c : children(id + 2 * kAhead)) __builtin_prefetch(&classes_[c]);
+    }
+    if (id + kAhead < ids) {
+      for (ClassId c : children(id + kAhead)) parents_.prefetch_tail(classes_[c].parents);
+    }
+    const std::span<const ClassId> kids = children(id);
+    for (size_t i = 0; i < kids.size(); ++i) {
+      // A node using the same child twice is one parent of it, not two.
+      if (std::find(kids.begin(), kids.begin() + i, kids[i]) != kids.begin() + i) continue;
+      EClass& cls = classes_[kids[i]];
+      parents_.push(cls.parents, id);
+      ++cls.parent_count;
+    }
   }
-  new_parents_.clear();
+  filed_ = ids;
   // Merges in their order: the parents of the class merged away have children that are no
   // longer canonical; and the parents of a side that learned a constant may now fold.
   const size_t merges = merged_.size();

@@ -248,10 +248,6 @@ class EGraph {
     uint32_t parent_count = 0;   ///< as of the last collect_parents()
     uint32_t nodes = kNoList;    ///< in node_ranges_
   };
-  /// Node `parent` uses class `child` (which was canonical when the node was added).
-  struct ParentEdge {
-    ClassId child, parent;
-  };
   /// A merge, and which sides lacked a constant before it.
   struct Merged {
     ClassId root, gone;
@@ -284,7 +280,7 @@ class EGraph {
   bool pruned(const EClass& c) const {
     return c.constant != kNoConstant && folding_ && folding_->prune;
   }
-  /// Files the parent edges and merges logged since the last call: parents go to their
+  /// Files the nodes added and the merges logged since the last call: parents go to their
   /// classes' lists, those of merged-away classes to pending_ (and, where a class learned a
   /// constant, to analysis_pending_). Deferred to rebuild() so that adding and merging touch
   /// no lists, and so that the lists are walked in a loop that can load them ahead.
@@ -313,8 +309,8 @@ class EGraph {
   /// Canonical node -> the id of the node that holds it; also every id's node (its last
   /// canonical form), the one copy the e-graph keeps besides class node lists.
   HashCons memo_;
-  std::vector<ENode> exact_;               ///< with explanations: every id's node as added
-  LargeVector<ParentEdge> new_parents_;    ///< since the last collect_parents()
+  std::vector<ENode> exact_;  ///< with explanations: every id's node as added
+  ClassId filed_ = 0;  ///< ids below are in their children's parent lists (collect_parents())
   LargeVector<Merged> merged_;             ///< since the last collect_parents()
   LargeVector<ClassId> pending_;           ///< node ids whose children changed class
   std::vector<ClassId> analysis_pending_;  ///< node ids whose children's constants changed

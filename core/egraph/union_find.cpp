@@ -7,7 +7,6 @@ namespace scalify::egraph {
 ClassId UnionFind::make_set() {
   const auto id = static_cast<ClassId>(parent_.size());
   parent_.push_back(id);
-  size_.push_back(1);
   return id;
 }
 
@@ -15,15 +14,13 @@ ClassId UnionFind::unite(ClassId a, ClassId b) {
   a = find(a);
   b = find(b);
   if (a == b) return a;
+  if (size_.size() < parent_.size()) size_.resize(parent_.size(), 1);  // sets made since
   if (size_[a] < size_[b] || (size_[a] == size_[b] && b < a)) std::swap(a, b);
   parent_[b] = a;
   size_[a] += size_[b];
   return a;
 }
 
-void UnionFind::reserve(size_t n) {
-  parent_.reserve(n);
-  size_.reserve(n);
-}
+void UnionFind::reserve(size_t n) { parent_.reserve(n); }
 
 }  // namespace scalify::egraph

@@ -54,12 +54,17 @@ class UnionFind {
   /// Number of ids made (not of sets).
   size_t size() const { return parent_.size(); }
   /// Number of elements in x's set (if it was made by unite(), see link()).
-  uint32_t set_size(ClassId x) { return size_[find(x)]; }
+  uint32_t set_size(ClassId x) {
+    const ClassId root = find(x);
+    return root < size_.size() ? size_[root] : 1;
+  }
   void reserve(size_t n);
 
  private:
   LargeVector<ClassId> parent_;
-  LargeVector<uint32_t> size_;  ///< meaningful at roots only
+  /// Meaningful at roots only; grown by unite() alone (an id beyond it is a singleton), so
+  /// that an e-graph, which only links, never writes it.
+  LargeVector<uint32_t> size_;
 };
 
 }  // namespace scalify::egraph

@@ -7,6 +7,8 @@
 //   build/tests/bench/egg_math_bench            # both workloads, full length
 //   build/tests/bench/egg_math_bench --quick    # shorter runs (the ctest smoke test)
 //   build/tests/bench/egg_math_bench --only 1   # one workload (1-3), e.g. under a profiler
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +45,14 @@ double cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/// The process's peak resident memory so far (each workload runs in the same process, so a
+/// later one reports at least an earlier one's peak: run them alone with --only).
+long peak_memory_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;
 }
 
 bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterations) {
@@ -86,13 +96,14 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
   const bool full = iterations == w.iterations;
   std::printf(
       "end: %zu e-classes%s, %zu e-nodes (hash-cons), %zu visible to matching; "
-      "%.3f s (%.3f s of CPU), %.0f e-nodes/s; stop: %s\n",
+      "%.3f s (%.3f s of CPU), %.0f e-nodes/s; stop: %s; %zu node ids made, peak memory %ld MB\n",
       g.class_count(),
       full && w.egg_final_classes > 0
           ? (g.class_count() == w.egg_final_classes ? " (= egg)" : " (egg differs)")
           : "",
       g.node_count(), g.visible_node_count(), report.seconds, cpu,
-      static_cast<double>(g.node_count()) / report.seconds, egraph::to_string(report.stop));
+      static_cast<double>(g.node_count()) / report.seconds, egraph::to_string(report.stop),
+      g.id_count(), peak_memory_mb());
   if (full && w.egg_final_classes > 0) same = same && g.class_count() == w.egg_final_classes;
   return same && report.iterations.size() == iterations;
 }
