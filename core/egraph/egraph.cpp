@@ -220,6 +220,12 @@ void EGraph::repair(ClassId id, Rebuilt& out) {
 }
 
 EGraph::Rebuilt EGraph::rebuild() {
+  Rebuilt out = restore_congruence();
+  if (lists_stale_) rebuild_node_lists();
+  return out;
+}
+
+EGraph::Rebuilt EGraph::restore_congruence() {
   Rebuilt out;
   LargeVector<ClassId> batch;
   for (collect_parents(); !pending_.empty() || !analysis_pending_.empty(); collect_parents()) {
@@ -269,7 +275,6 @@ EGraph::Rebuilt EGraph::rebuild() {
       settle_constant(id, id);
     }
   }
-  if (lists_stale_) rebuild_node_lists();
   return out;
 }
 

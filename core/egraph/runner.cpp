@@ -270,12 +270,11 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     size_t applied = 0;
     // The log serves proofs only: of unions (explanations) and of facts (a database).
     const bool logging = g.explanations() || options.db != nullptr;
-    size_t rows_found = 0;
-    for (size_t r = 0; r < rules.size(); ++r) {
-      const size_t width = rules[r].query.width();
-      rows_found += width > 0 ? found[r].size() / width : 0;
-    }
-    g.reserve_merges(rows_found);  // a rewrite makes at most one union (a rule head, a few)
+    // Congruence is restored every kRepairBatch unions (EGraph::restore_congruence(); on egg's
+    // workloads any batch from 1,024 to 16,384 did about as well), and once more, with the
+    // node lists, when all matches are applied.
+    constexpr size_t kRepairBatch = 4096;
+    EGraph::Rebuilt rebuilt;
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
       // Matches are applied in the order found: the classes of a match a few ahead are asked
@@ -300,6 +299,11 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
                              Reason{Reason::Kind::kRule, static_cast<uint32_t>(r), logged},
                              conflicts};
         const size_t changes = rules[r].apply(context, row);
+        if (g.unrepaired_merges() >= kRepairBatch) {
+          EGraph::Rebuilt repaired = g.restore_congruence();
+          rebuilt.congruence_merges += repaired.congruence_merges;
+          for (const Conflict& c : repaired.conflicts) rebuilt.conflicts.push_back(c);
+        }
         for (size_t k = before; k < conflicts.size(); ++k) {
           if (refused_as_ill_typed(conflicts[k], options)) {
             ++report.ill_typed_instances;
@@ -315,7 +319,11 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     it.apply_seconds = seconds_since(phase);
 
     phase = Clock::now();
-    EGraph::Rebuilt rebuilt = g.rebuild();
+    {
+      EGraph::Rebuilt last = g.rebuild();
+      rebuilt.congruence_merges += last.congruence_merges;
+      for (const Conflict& c : last.conflicts) rebuilt.conflicts.push_back(c);
+    }
     touched.record(g.take_touched());
     // Facts about merged classes now name the canonical class: new to the rules joining them.
     if (options.db) applied += options.db->canonicalize(g);

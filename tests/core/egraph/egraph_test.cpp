@@ -176,3 +176,49 @@ TEST_CASE("e-graph: a class's nodes of one operator, before and after merges", "
   CHECK(g.nodes(fa, kAdd).empty());
   CHECK(g.nodes(a, kF).empty());
 }
+
+TEST_CASE("e-graph: congruence restored in batches between merges ends as one rebuild does",
+          "[egraph]") {
+  // The same terms and merges, in the same order, into two e-graphs: one restores congruence
+  // every few merges (as the runner does within an iteration), the other once at the end.
+  std::mt19937 rng(11);
+  EGraph batched, once;
+  std::vector<ClassId> b_ids, o_ids;  // term i's class in each
+  for (Symbol s = 0; s < 8; ++s) {
+    b_ids.push_back(batched.add(leaf(kC, s), kF32));
+    o_ids.push_back(once.add(leaf(kC, s), kF32));
+  }
+  auto in = [](const std::vector<ClassId>& ids, ENode n) {
+    for (ClassId& c : n.children) c = ids[c];
+    return n;
+  };
+  for (int step = 0; step < 2000; ++step) {
+    std::uniform_int_distribution<size_t> pick(0, b_ids.size() - 1);
+    if (step % 5 == 4) {  // a merge
+      const size_t p = pick(rng), q = pick(rng);
+      REQUIRE_FALSE(batched.merge(b_ids[p], b_ids[q]));
+      REQUIRE_FALSE(once.merge(o_ids[p], o_ids[q]));
+      if (batched.unrepaired_merges() >= 7) {
+        CHECK(batched.restore_congruence().conflicts.empty());
+        CHECK(batched.unrepaired_merges() == 0);
+      }
+      continue;
+    }
+    const ClassId l = static_cast<ClassId>(pick(rng)), r = static_cast<ClassId>(pick(rng));
+    const ENode t = step % 3 == 0 ? app(kF, {l}) : app(kAdd, {l, r});
+    b_ids.push_back(batched.add(in(b_ids, t), kF32));
+    o_ids.push_back(once.add(in(o_ids, t), kF32));
+  }
+  batched.rebuild();
+  once.rebuild();
+  CHECK(batched.class_count() == once.class_count());
+  CHECK(batched.node_count() == once.node_count());
+  CHECK(batched.visible_node_count() == once.visible_node_count());
+  CHECK(batched.id_count() <= once.id_count());  // (nodes added later met canonical keys)
+  for (size_t i = 0; i < b_ids.size(); i += 7) {
+    for (size_t j = i + 1; j < b_ids.size(); ++j) {
+      REQUIRE((batched.find(b_ids[i]) == batched.find(b_ids[j])) ==
+              (once.find(o_ids[i]) == once.find(o_ids[j])));
+    }
+  }
+}
