@@ -275,6 +275,11 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
     // node lists, when all matches are applied.
     constexpr size_t kRepairBatch = 4096;
     EGraph::Rebuilt rebuilt;
+    double repair_seconds = 0;  // (counted as rebuilding, not applying)
+    auto restored = [&rebuilt](EGraph::Rebuilt&& part) {
+      rebuilt.congruence_merges += part.congruence_merges;
+      for (const Conflict& c : part.conflicts) rebuilt.conflicts.push_back(c);
+    };
     for (size_t r = 0; r < rules.size(); ++r) {
       const size_t width = rules[r].query.width();
       // Matches are applied in the order found: the classes of a match a few ahead are asked
@@ -300,9 +305,9 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
                              conflicts};
         const size_t changes = rules[r].apply(context, row);
         if (g.unrepaired_merges() >= kRepairBatch) {
-          EGraph::Rebuilt repaired = g.restore_congruence();
-          rebuilt.congruence_merges += repaired.congruence_merges;
-          for (const Conflict& c : repaired.conflicts) rebuilt.conflicts.push_back(c);
+          const Clock::time_point repair_start = Clock::now();
+          restored(g.restore_congruence());
+          repair_seconds += seconds_since(repair_start);
         }
         for (size_t k = before; k < conflicts.size(); ++k) {
           if (refused_as_ill_typed(conflicts[k], options)) {
@@ -316,18 +321,14 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         applied += changes;
       }
     }
-    it.apply_seconds = seconds_since(phase);
+    it.apply_seconds = seconds_since(phase) - repair_seconds;
 
     phase = Clock::now();
-    {
-      EGraph::Rebuilt last = g.rebuild();
-      rebuilt.congruence_merges += last.congruence_merges;
-      for (const Conflict& c : last.conflicts) rebuilt.conflicts.push_back(c);
-    }
+    restored(g.rebuild());
     touched.record(g.take_touched());
     // Facts about merged classes now name the canonical class: new to the rules joining them.
     if (options.db) applied += options.db->canonicalize(g);
-    it.rebuild_seconds = seconds_since(phase);
+    it.rebuild_seconds = seconds_since(phase) + repair_seconds;
     it.congruence_merges = rebuilt.congruence_merges;
     // Congruence may meet the same two kinds of type mismatch as a rule instance: a node built
     // over a splat typed as a number in one place and at the array's type in another. The

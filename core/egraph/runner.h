@@ -1,5 +1,6 @@
 // Runner: equality saturation under budgets. Each iteration searches every (unbanned) rule on
-// the clean e-graph, applies all matches, then rebuilds once (egg's Runner).
+// the clean e-graph, applies all matches, then rebuilds (egg's Runner; congruence is also
+// restored every few thousand unions on the way, which leaves the same e-graph).
 #pragma once
 
 #include <atomic>
@@ -141,6 +142,7 @@ struct Iteration {
   std::vector<RuleIteration> rules;
   size_t congruence_merges = 0;
   size_t facts_after = 0;  ///< facts in the database at the end of the iteration
+  /// Rebuilding includes the congruence restored while matches are applied (see run()).
   double search_seconds = 0, apply_seconds = 0, rebuild_seconds = 0;
 };
 
