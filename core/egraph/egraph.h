@@ -158,11 +158,17 @@ class EGraph {
     uf_.prefetch(c);
     __builtin_prefetch(&classes_[c]);
   }
-  /// Hints the processor to load the hash-cons slot where `node` (made canonical) would be.
-  void prefetch_node(ENode node) const {
-    for (ClassId& c : node.children) c = uf_.find_const(c);
-    sort_if_ac(node);
-    memo_.prefetch(node);
+  /// Hints the processor to load the hash-cons slot where the node `op(children…)` with
+  /// `payload`, made canonical, would be; built from its parts, not as an ENode, since callers
+  /// ask for every match a few ahead. (Nothing for more than kPrefetchChildren children.)
+  static constexpr size_t kPrefetchChildren = 4;
+  void prefetch_node(Symbol op, uint32_t payload, std::span<const ClassId> children) const {
+    ClassId canonical[kPrefetchChildren];
+    if (children.size() > kPrefetchChildren) return;
+    for (size_t i = 0; i < children.size(); ++i) canonical[i] = uf_.find_const(children[i]);
+    const std::span<ClassId> ids(canonical, children.size());
+    if (op < ac_.size() && ac_[op]) std::sort(ids.begin(), ids.end());
+    memo_.prefetch(op, payload, ids);
   }
   ClassId find(ClassId c) { return uf_.find(c); }
   ClassId find(ClassId c) const { return uf_.find_const(c); }

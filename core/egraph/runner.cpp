@@ -125,14 +125,19 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
 
 void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
                             std::span<const uint32_t> payloads) {
+  constexpr size_t kMost = EGraph::kPrefetchChildren;
   for (const Pattern::Node& pn : rhs.nodes()) {
-    if (pn.is_var) continue;
-    const bool leaf_level = std::all_of(pn.children.begin(), pn.children.end(),
-                                        [&](uint32_t c) { return rhs.nodes()[c].is_var; });
+    if (pn.is_var || pn.children.size() > kMost) continue;
+    ClassId children[kMost];
+    bool leaf_level = true;
+    for (size_t i = 0; i < pn.children.size() && leaf_level; ++i) {
+      const Pattern::Node& child = rhs.nodes()[pn.children[i]];
+      leaf_level = child.is_var;
+      children[i] = leaf_level ? subst[child.var] : 0;
+    }
     if (!leaf_level) continue;
-    ENode node{pn.op, pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0), {}};
-    for (uint32_t c : pn.children) node.children.push_back(subst[rhs.nodes()[c].var]);
-    g.prefetch_node(node);
+    const uint32_t payload = pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0);
+    g.prefetch_node(pn.op, payload, std::span<const ClassId>(children, pn.children.size()));
   }
 }
 
