@@ -167,7 +167,7 @@ class EGraph {
     if (children.size() > kPrefetchChildren) return;
     for (size_t i = 0; i < children.size(); ++i) canonical[i] = uf_.find_const(children[i]);
     const std::span<ClassId> ids(canonical, children.size());
-    if (op < ac_.size() && ac_[op]) std::sort(ids.begin(), ids.end());
+    sort_if_ac(op, ids);
     memo_.prefetch(op, payload, ids);
   }
   ClassId find(ClassId c) { return uf_.find(c); }
@@ -270,10 +270,11 @@ class EGraph {
     sort_if_ac(node);
   }
   /// Operands of an associative-commutative operator are kept sorted: one node per multiset.
+  void sort_if_ac(Symbol op, std::span<ClassId> children) const {
+    if (op < ac_.size() && ac_[op]) std::sort(children.begin(), children.end());
+  }
   void sort_if_ac(ENode& node) const {
-    if (node.op < ac_.size() && ac_[node.op]) {
-      std::sort(node.children.begin(), node.children.end());
-    }
+    sort_if_ac(node.op, std::span<ClassId>(node.children.data(), node.children.size()));
   }
   /// Makes the id and class of the node just inserted in the memo under the next id (with
   /// explanations, its exact node is already in exact_).

@@ -71,8 +71,7 @@ ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> 
       built[i] = subst[pn.var];
       continue;
     }
-    const uint32_t payload = pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0);
-    ENode node{pn.op, payload, {}};
+    ENode node{pn.op, pn.payload_in(payloads), {}};
     node.children.reserve(pn.children.size());
     for (uint32_t child : pn.children) node.children.push_back(built[child]);
     built[i] = g.add_node_typed(std::move(node), type_of);

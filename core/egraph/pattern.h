@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "egraph/egraph.h"
@@ -27,6 +28,10 @@ class Pattern {
     std::optional<uint32_t> payload;      ///< the payload it must have; nullopt: any
     std::optional<uint32_t> payload_var;  ///< binds the payload to this payload variable
     std::vector<uint32_t> children;       ///< indices into nodes()
+    /// The payload this node is built with, given the payload variables' values.
+    uint32_t payload_in(std::span<const uint32_t> payloads) const {
+      return payload_var ? payloads[*payload_var] : payload.value_or(0);
+    }
   };
 
   /// Adds variable ?i and returns its node index.

@@ -136,8 +136,8 @@ void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const
       children[i] = leaf_level ? subst[child.var] : 0;
     }
     if (!leaf_level) continue;
-    const uint32_t payload = pn.payload_var ? payloads[*pn.payload_var] : pn.payload.value_or(0);
-    g.prefetch_node(pn.op, payload, std::span<const ClassId>(children, pn.children.size()));
+    g.prefetch_node(pn.op, pn.payload_in(payloads),
+                    std::span<const ClassId>(children, pn.children.size()));
   }
 }
 
