@@ -53,9 +53,13 @@ std::vector<Subst> match_class(const EGraph& g, const Pattern& pattern, ClassId 
   return out;
 }
 
-ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
-                    const std::function<TypeId(const ENode&)>& type_of,
-                    std::span<const uint32_t> payloads) {
+namespace {
+
+/// Builds the pattern's nodes bottom-up under `subst`: `node_id(node)` gives the id of each
+/// (children as built), or nothing to give up.
+template <class NodeId>
+std::optional<ClassId> build(const Pattern& pattern, std::span<const ClassId> subst,
+                             std::span<const uint32_t> payloads, const NodeId& node_id) {
   // The ids built so far, by pattern node; on the stack for the usual small right-hand sides.
   constexpr size_t kSmall = 16;
   ClassId small[kSmall];
@@ -74,9 +78,28 @@ ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> 
     ENode node{pn.op, pn.payload_in(payloads), {}};
     node.children.reserve(pn.children.size());
     for (uint32_t child : pn.children) node.children.push_back(built[child]);
-    built[i] = g.add_node_typed(std::move(node), type_of);
+    const std::optional<ClassId> id = node_id(std::move(node));
+    if (!id) return std::nullopt;
+    built[i] = *id;
   }
   return built[pattern.nodes().size() - 1];
+}
+
+}  // namespace
+
+ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
+                    const std::function<TypeId(const ENode&)>& type_of,
+                    std::span<const uint32_t> payloads) {
+  return *build(pattern, subst, payloads, [&](ENode&& node) -> std::optional<ClassId> {
+    return g.add_node_typed(std::move(node), type_of);
+  });
+}
+
+std::optional<ClassId> instantiate_existing(const EGraph& g, const Pattern& pattern,
+                                            std::span<const ClassId> subst,
+                                            std::span<const uint32_t> payloads) {
+  return build(pattern, subst, payloads,
+               [&](ENode&& node) { return g.lookup_node(std::move(node)); });
 }
 
 }  // namespace scalify::egraph

@@ -73,5 +73,14 @@ std::vector<Match> search(const EGraph& g, const Pattern& pattern);
 ClassId instantiate(EGraph& g, const Pattern& pattern, std::span<const ClassId> subst,
                     const std::function<TypeId(const ENode&)>& type_of,
                     std::span<const uint32_t> payloads = {});
+/// The node id of the pattern's term under `subst` if the e-graph holds every node of it
+/// (it may be unclean), else nothing; changes nothing.
+///
+///   Pattern sum;
+///   sum.op(kAdd, {sum.var(0), sum.var(1)});
+///   instantiate_existing(g, sum, std::vector<ClassId>{a, b});  // the id of a + b, if held
+std::optional<ClassId> instantiate_existing(const EGraph& g, const Pattern& pattern,
+                                            std::span<const ClassId> subst,
+                                            std::span<const uint32_t> payloads = {});
 
 }  // namespace scalify::egraph

@@ -26,6 +26,10 @@ struct ApplyContext {
   relations::Database* db;
   Reason reason;
   std::vector<Conflict>& conflicts;
+  /// Apply only if the action builds nothing new (a union of classes that exist, a fact);
+  /// else change nothing and set `deferred`. An action may ignore it and apply in full.
+  bool existing_only = false;
+  bool deferred = false;
 };
 
 /// A rule as the runner sees it: a query, an optional guard on its matches, and an action per
@@ -63,11 +67,11 @@ void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const
 
 /// Applies one match of `lhs => rhs`: instantiates rhs under the match and unions it with the
 /// matched class (`subst[root]`). With explanations on, the union joins the exact lhs and rhs
-/// instances, so that a proof step shows both terms. Returns 1 if the e-graph changed.
-size_t apply_rewrite(EGraph& g, const Pattern& lhs, const Pattern& rhs, uint32_t root,
+/// instances, so that a proof step shows both terms. With `context.existing_only`, applies only
+/// if the e-graph holds every node of the instance. Returns 1 if the e-graph changed.
+size_t apply_rewrite(ApplyContext& context, const Pattern& lhs, const Pattern& rhs, uint32_t root,
                      std::span<const ClassId> subst, std::span<const uint32_t> payloads,
-                     const std::function<TypeId(const ENode&)>& type_of, Reason reason,
-                     std::vector<Conflict>& conflicts);
+                     const std::function<TypeId(const ENode&)>& type_of);
 
 enum class StopReason {
   kSaturated,  ///< an iteration changed nothing: every consequence of the rules is present
@@ -101,6 +105,10 @@ struct Scheduling {
   /// limits `rescue_match_factor` times higher (0: stop at the limit).
   size_t rescue_iterations = 0;
   size_t rescue_match_factor = 5;
+  /// Applies first the matches whose right-hand side the e-graph holds already (unions of
+  /// existing classes), then the rest; false: in the order found (as explanations always do).
+  /// The same e-graph after each iteration, built from fewer node ids (see run()).
+  bool held_first = true;
 };
 
 struct RunOptions {

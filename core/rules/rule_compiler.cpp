@@ -329,14 +329,12 @@ class RuleBuilder {
                      egraph::ApplyContext& context, std::span<const uint32_t> row) -> size_t {
       const std::span<const ClassId> subst = row.first(shape->class_vars);
       if (shape->rhs_attrs.empty()) {
-        return egraph::apply_rewrite(context.g, lhs, rhs, root, subst,
-                                     row.subspan(shape->class_vars), type_of, context.reason,
-                                     context.conflicts);
+        return egraph::apply_rewrite(context, lhs, rhs, root, subst, row.subspan(shape->class_vars),
+                                     type_of);
       }
       const auto payloads = shape->payloads(context.g, vocab, row);
       if (!payloads) return 0;
-      return egraph::apply_rewrite(context.g, lhs, rhs, root, subst, *payloads, type_of,
-                                   context.reason, context.conflicts);
+      return egraph::apply_rewrite(context, lhs, rhs, root, subst, *payloads, type_of);
     };
     if (shape->rhs_attrs.empty()) {
       rule.prefetch = [shape, rhs](const EGraph& g, std::span<const uint32_t> row) {

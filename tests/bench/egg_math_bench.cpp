@@ -7,6 +7,8 @@
 //   build/tests/bench/egg_math_bench            # both workloads, full length
 //   build/tests/bench/egg_math_bench --quick    # shorter runs (the ctest smoke test)
 //   build/tests/bench/egg_math_bench --only 1   # one workload (1-3), e.g. under a profiler
+//   build/tests/bench/egg_math_bench --as-found # matches applied in the order found, as egg
+//                                               # does (Scheduling::held_first off)
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -55,7 +57,8 @@ long peak_memory_mb() {
   return usage.ru_maxrss / 1024;
 }
 
-bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterations) {
+bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterations,
+                  bool held_first) {
   egraph::Vocabulary vocab;
   egraph::EGraph g;
   g.set_constant_folding(rules::arithmetic_folding(vocab));
@@ -74,6 +77,7 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 
   egraph::RunOptions options;
   options.limits.iterations = iterations;
+  options.scheduling.held_first = held_first;
   const double cpu_start = cpu_seconds();
   const egraph::RunReport report = egraph::run(g, compiled->rules, options);
   const double cpu = cpu_seconds() - cpu_start;
@@ -111,15 +115,17 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, held_first = true;
   size_t only = 0;  // 0: every workload
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
+    } else if (std::strcmp(argv[i], "--as-found") == 0) {
+      held_first = false;
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = std::strtoul(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: egg_math_bench [--quick] [--only 1|2|3]\n");
+      std::fprintf(stderr, "usage: egg_math_bench [--quick] [--as-found] [--only 1|2|3]\n");
       return 2;
     }
   }
@@ -143,7 +149,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < workloads.size(); ++i) {
     if (only != 0 && only != i + 1) continue;
     const Workload& w = workloads[i];
-    ok = run_workload(*file, w, quick ? w.iterations - 3 : w.iterations) && ok;
+    ok = run_workload(*file, w, quick ? w.iterations - 3 : w.iterations, held_first) && ok;
   }
   std::printf("\n%s\n", ok ? "e-class counts match egg" : "E-CLASS COUNTS DIFFER FROM EGG");
   return ok ? 0 : 1;

@@ -98,3 +98,22 @@ TEST_CASE("patterns: instantiation reuses existing nodes and types new ones", "[
   CHECK(ba != ab);
   CHECK(g.lookup(app(kMul, {b, a})) == ba);
 }
+
+TEST_CASE("patterns: instantiating only what exists finds held terms and builds nothing",
+          "[egraph][pattern]") {
+  EGraph g;
+  const ClassId a = g.add(leaf(kA), kF32);
+  const ClassId b = g.add(leaf(kB), kF32);
+  const ClassId ab = g.add(app(kMul, {a, b}), kF32);
+  const ClassId t_ab = g.add(app(kT, {ab}), kF32);
+  Pattern nested;  // t(mul(?x, ?y))
+  nested.op(kT, {nested.op(kMul, {nested.var(0), nested.var(1)})});
+  const size_t ids = g.id_count();
+  CHECK(instantiate_existing(g, nested, Subst{a, b}) == t_ab);
+  CHECK_FALSE(instantiate_existing(g, nested, Subst{b, a}).has_value());  // no mul(b, a)
+  CHECK(g.id_count() == ids);
+  // Held up to a merge not yet rebuilt: children are looked up by their classes.
+  const ClassId c = g.add(leaf(kF), kF32);
+  REQUIRE_FALSE(g.merge(a, c).has_value());
+  CHECK(instantiate_existing(g, nested, Subst{c, b}) == t_ab);
+}
