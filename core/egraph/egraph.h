@@ -150,26 +150,6 @@ class EGraph {
   /// Merges made since congruence was last restored.
   size_t unrepaired_merges() const { return merged_.size(); }
 
-  /// Hints the processor to load what finding, typing and merging class c read: for callers
-  /// that know which classes they will use a few operations ahead (memory latency dominates
-  /// large e-graphs). Any id is allowed.
-  void prefetch(ClassId c) const {
-    if (c >= classes_.size()) return;
-    uf_.prefetch(c);
-    __builtin_prefetch(&classes_[c]);
-  }
-  /// Hints the processor to load the hash-cons slot where the node `op(children…)` with
-  /// `payload`, made canonical, would be; built from its parts, not as an ENode, since callers
-  /// ask for every match a few ahead. (Nothing for more than kPrefetchChildren children.)
-  static constexpr size_t kPrefetchChildren = 4;
-  void prefetch_node(Symbol op, uint32_t payload, std::span<const ClassId> children) const {
-    ClassId canonical[kPrefetchChildren];
-    if (children.size() > kPrefetchChildren) return;
-    for (size_t i = 0; i < children.size(); ++i) canonical[i] = uf_.find_const(children[i]);
-    const std::span<ClassId> ids(canonical, children.size());
-    sort_if_ac(op, ids);
-    memo_.prefetch(op, payload, ids);
-  }
   ClassId find(ClassId c) { return uf_.find(c); }
   ClassId find(ClassId c) const { return uf_.find_const(c); }
   TypeId type_of(ClassId c) const { return classes_[find(c)].type; }
@@ -270,11 +250,8 @@ class EGraph {
     sort_if_ac(node);
   }
   /// Operands of an associative-commutative operator are kept sorted: one node per multiset.
-  void sort_if_ac(Symbol op, std::span<ClassId> children) const {
-    if (op < ac_.size() && ac_[op]) std::sort(children.begin(), children.end());
-  }
   void sort_if_ac(ENode& node) const {
-    sort_if_ac(node.op, std::span<ClassId>(node.children.data(), node.children.size()));
+    if (node.op < ac_.size() && ac_[node.op]) std::sort(node.children.begin(), node.children.end());
   }
   /// Makes the id and class of the node just inserted in the memo under the next id (with
   /// explanations, its exact node is already in exact_).

@@ -27,12 +27,10 @@ struct ENode {
 };
 
 struct ENodeHash {
-  size_t operator()(const ENode& n) const { return of(n.op, n.payload, n.children); }
-  /// The hash of the node `op(children…)` with `payload`, without making one.
-  static size_t of(Symbol op, uint32_t payload, std::span<const ClassId> children) {
+  size_t operator()(const ENode& n) const {
     // Multiply-xorshift mixing of each field; children order matters.
-    uint64_t h = (uint64_t{op} << 32 | payload) * 0x9e3779b97f4a7c15ull;
-    for (ClassId c : children) h = (h ^ (h >> 31) ^ c) * 0xbf58476d1ce4e5b9ull;
+    uint64_t h = (uint64_t{n.op} << 32 | n.payload) * 0x9e3779b97f4a7c15ull;
+    for (ClassId c : n.children) h = (h ^ (h >> 31) ^ c) * 0xbf58476d1ce4e5b9ull;
     h ^= h >> 33;  // a final avalanche, so that the low bits a table uses depend on every field
     h *= 0xff51afd7ed558ccdull;
     return static_cast<size_t>(h ^ (h >> 33));

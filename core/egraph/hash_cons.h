@@ -39,11 +39,9 @@ class HashCons {
   /// Makes room for `entries` entries (and ids below `ids`) without growing.
   void reserve(size_t entries, size_t ids);
   /// Hints the processor to load the slot where `node` would be (for a lookup soon after).
-  void prefetch(const ENode& node) const { prefetch(node.op, node.payload, node.children); }
-  /// The same for the node `op(children…)` with `payload`, without making one.
-  void prefetch(Symbol op, uint32_t payload, std::span<const ClassId> children) const {
+  void prefetch(const ENode& node) const {
     if (slots_.empty()) return;
-    const Slot* slot = &slots_[ENodeHash::of(op, payload, children) & mask_];
+    const Slot* slot = &slots_[hash_of(node) & mask_];
     // GCC 12 deletes a prefetch whose address a loop computed (here the hash, over the
     // children) as dead code; the empty asm statement uses the address.
     asm volatile("" : : "r"(slot));

@@ -116,28 +116,7 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
                    ApplyContext& context, std::span<const uint32_t> row) -> size_t {
     return apply_rewrite(context, lhs, rhs, root, row.first(vars), row.subspan(vars), type_of);
   };
-  rule.prefetch = [rhs, vars](const EGraph& g, std::span<const uint32_t> row) {
-    prefetch_instantiation(g, rhs, row.first(vars), row.subspan(vars));
-  };
   return rule;
-}
-
-void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
-                            std::span<const uint32_t> payloads) {
-  constexpr size_t kMost = EGraph::kPrefetchChildren;
-  for (const Pattern::Node& pn : rhs.nodes()) {
-    if (pn.is_var || pn.children.size() > kMost) continue;
-    ClassId children[kMost];
-    bool leaf_level = true;
-    for (size_t i = 0; i < pn.children.size() && leaf_level; ++i) {
-      const Pattern::Node& child = rhs.nodes()[pn.children[i]];
-      leaf_level = child.is_var;
-      children[i] = leaf_level ? subst[child.var] : 0;
-    }
-    if (!leaf_level) continue;
-    g.prefetch_node(pn.op, pn.payload_in(payloads),
-                    std::span<const ClassId>(children, pn.children.size()));
-  }
 }
 
 size_t apply_rewrite(ApplyContext& context, const Pattern& lhs, const Pattern& rhs, uint32_t root,
@@ -306,21 +285,9 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
       for (size_t r = 0; r < rules.size(); ++r) {
         const size_t width = rules[r].query.width();
         if (width == 0) continue;
-        // Matches are applied in the order found: the classes of a match a few ahead are asked
-        // for first, then (once their union-find entries are near) the slots its nodes take.
-        constexpr size_t kNear = 4, kFar = 8;
         const size_t rows = found[r].size() / width;
-        const auto& prefetch = rules[r].prefetch;
         size_t kept = 0;
         for (size_t i = 0; i < rows; ++i) {
-          if (prefetch) {
-            if (i + kFar < rows) {
-              for (size_t k = 0; k < width; ++k) g.prefetch(found[r][(i + kFar) * width + k]);
-            }
-            if (i + kNear < rows) {
-              prefetch(g, std::span<const uint32_t>(found[r].data() + (i + kNear) * width, width));
-            }
-          }
           const std::span<uint32_t> row(found[r].data() + i * width, width);
           const uint32_t logged = logging ? report.matches.append(row) : 0;
           const size_t before = conflicts.size();

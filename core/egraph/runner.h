@@ -41,10 +41,6 @@ struct Rule {
   std::function<bool(const EGraph&, std::span<const uint32_t> row)> guard;
   /// Applies one match and returns how many changes it made (unions, new facts).
   std::function<size_t(ApplyContext& context, std::span<const uint32_t> row)> apply;
-  /// Optional: asks the processor for what apply() will read for this match (the hash-cons
-  /// slots of the nodes it builds). The runner calls it a few matches ahead: applying is
-  /// bound by memory latency on large e-graphs.
-  std::function<void(const EGraph& g, std::span<const uint32_t> row)> prefetch;
   /// The guard reads only the classes a match binds and those below them (their nodes, types
   /// and constants): then, once a rule of one pattern has had all its matches applied, the
   /// runner searches it again only near the classes changed since (see Query::height()).
@@ -59,11 +55,6 @@ struct Rule {
 Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
                   std::function<bool(const EGraph&, std::span<const uint32_t>)> guard,
                   std::function<TypeId(const ENode&)> type_of);
-
-/// Requests the hash-cons slots of the nodes of `rhs` whose children are all variables, as
-/// instantiate() will look them up under `subst` (a hint; see Rule::prefetch).
-void prefetch_instantiation(const EGraph& g, const Pattern& rhs, std::span<const ClassId> subst,
-                            std::span<const uint32_t> payloads);
 
 /// Applies one match of `lhs => rhs`: instantiates rhs under the match and unions it with the
 /// matched class (`subst[root]`). With explanations on, the union joins the exact lhs and rhs

@@ -336,12 +336,6 @@ class RuleBuilder {
       if (!payloads) return 0;
       return egraph::apply_rewrite(context, lhs, rhs, root, subst, *payloads, type_of);
     };
-    if (shape->rhs_attrs.empty()) {
-      rule.prefetch = [shape, rhs](const EGraph& g, std::span<const uint32_t> row) {
-        egraph::prefetch_instantiation(g, rhs, row.first(shape->class_vars),
-                                       row.subspan(shape->class_vars));
-      };
-    }
     return rule;
   }
 
