@@ -29,6 +29,8 @@ struct ApplyContext {
   /// Apply only if the action builds nothing new (a union of classes that exist, a fact);
   /// else change nothing and set `deferred`. An action may ignore it and apply in full.
   bool existing_only = false;
+  /// Set by an action that, under `existing_only`, would have built something: the runner
+  /// applies the match again, in full, after the others.
   bool deferred = false;
 };
 
