@@ -288,7 +288,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         const size_t rows = found[r].size() / width;
         size_t kept = 0;
         for (size_t i = 0; i < rows; ++i) {
-          const std::span<uint32_t> row(found[r].data() + i * width, width);
+          const std::span<const uint32_t> row(found[r].data() + i * width, width);
           const uint32_t logged = logging ? report.matches.append(row) : 0;
           const size_t before = conflicts.size();
           ApplyContext context{g, options.db,
