@@ -4,6 +4,7 @@
 #include <map>
 
 #include "egraph/change_log.h"
+#include "egraph/repeat_filter.h"
 
 namespace scalify::egraph {
 namespace {
@@ -111,6 +112,7 @@ Rule make_rewrite(std::string name, const Pattern& lhs, const Pattern& rhs,
   rule.query.add(lhs, root);
   rule.query.compile();
   rule.guard = std::move(guard);
+  rule.idempotent = true;
   const uint32_t vars = rule.query.var_count();
   rule.apply = [lhs, rhs, root, vars, type_of = std::move(type_of)](
                    ApplyContext& context, std::span<const uint32_t> row) -> size_t {
@@ -161,6 +163,7 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
   // Matches of the last iterations run to tens of MB: huge pages for them (large_array.h).
   std::vector<LargeVector<uint32_t>> found(rules.size());
   std::vector<Conflict> conflicts;
+  RepeatFilter repeats;  // see apply_matches below
   // Semi-naive matching: a rule of one pattern whose matches were all applied in iteration k
   // then searches only near the classes touched since (ChangeLog::near): any other match it
   // has was found in iteration k, and applying it again would change nothing.
@@ -286,9 +289,28 @@ RunReport run(EGraph& g, std::span<Rule> rules, const RunOptions& options) {
         const size_t width = rules[r].query.width();
         if (width == 0) continue;
         const size_t rows = found[r].size() / width;
+        // Unions made since the search make many rows equal, class by class (on egg's first
+        // workload, 900 k of assoc-add's last 1.3 M): only the first of them can change
+        // anything (Rule::idempotent). Proofs cite every match, so logging runs keep them.
+        const bool skip_repeats = scheduling.skip_repeats && !logging && rules[r].idempotent &&
+                                  !rules[r].query.has_atoms() && width <= RepeatFilter::kMaxWidth;
+        if (skip_repeats) repeats.start(rows);
+        const uint32_t classes = rules[r].query.var_count();
+        uint32_t canonical[RepeatFilter::kMaxWidth];
         size_t kept = 0;
         for (size_t i = 0; i < rows; ++i) {
-          const std::span<const uint32_t> row(found[r].data() + i * width, width);
+          std::span<const uint32_t> row(found[r].data() + i * width, width);
+          if (skip_repeats) {
+            for (size_t k = 0; k < width; ++k) {
+              canonical[k] = k < classes && row[k] != kUnbound ? g.find(row[k]) : row[k];
+            }
+            row = std::span<const uint32_t>(canonical, width);
+            // A repeat of a row deferred in this pass is applied with it in the next.
+            if (!repeats.insert(row)) {
+              ++it.rules[r].repeats;
+              continue;
+            }
+          }
           const uint32_t logged = logging ? report.matches.append(row) : 0;
           const size_t before = conflicts.size();
           ApplyContext context{g, options.db,

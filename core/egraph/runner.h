@@ -48,6 +48,11 @@ struct Rule {
   /// runner searches it again only near the classes changed since (see Query::height()).
   /// Clear it for a guard that reads anything else.
   bool local_guard = true;
+  /// The action reads only the row's classes (as classes: equal classes act alike) and its
+  /// payloads, and a second application of an equal row changes nothing (a rewrite's does:
+  /// the nodes it builds are there, and their class is already the matched one). The runner
+  /// then skips a row equal, class by class, to one it applied in the same pass.
+  bool idempotent = false;
 };
 
 /// A rewrite `lhs => rhs`: every match of lhs is unioned with rhs instantiated under it.
@@ -102,6 +107,9 @@ struct Scheduling {
   /// existing classes), then the rest; false: in the order found (as explanations always do).
   /// The same e-graph after each iteration, built from fewer node ids (see run()).
   bool held_first = true;
+  /// Skips a match equal, class by class, to one its rule applied earlier in the same pass
+  /// (Rule::idempotent; not when proofs are kept). The same e-graph, from fewer lookups.
+  bool skip_repeats = true;
 };
 
 struct RunOptions {
@@ -132,6 +140,7 @@ struct RuleIteration {
   /// count again the matches it had in earlier iterations.
   size_t matches = 0;
   size_t applied = 0;  ///< changes its actions made
+  size_t repeats = 0;  ///< matches skipped as repeats (Scheduling::skip_repeats)
   bool banned = false;
 };
 

@@ -324,6 +324,8 @@ class RuleBuilder {
     shape->finish();
     shape->attr_vars = static_cast<uint32_t>(attr_vars_.size());
     finish_guard(rule, shape);
+    // Attributes computed for the right-hand side read the match beyond its classes.
+    rule.idempotent = shape->rhs_attrs.empty();
     Vocabulary& vocab = vocab_;
     rule.apply = [shape, lhs, rhs, root, &vocab, type_of = type_of_](
                      egraph::ApplyContext& context, std::span<const uint32_t> row) -> size_t {

@@ -9,6 +9,8 @@
 //   build/tests/bench/egg_math_bench --only 1   # one workload (1-3), e.g. under a profiler
 //   build/tests/bench/egg_math_bench --as-found # matches applied in the order found, as egg
 //                                               # does (Scheduling::held_first off)
+//   build/tests/bench/egg_math_bench --apply-repeats  # every match applied, also those equal
+//                                               # to one applied before (skip_repeats off)
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -58,7 +60,7 @@ long peak_memory_mb() {
 }
 
 bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterations,
-                  bool held_first) {
+                  const egraph::Scheduling& scheduling) {
   egraph::Vocabulary vocab;
   egraph::EGraph g;
   g.set_constant_folding(rules::arithmetic_folding(vocab));
@@ -77,24 +79,26 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 
   egraph::RunOptions options;
   options.limits.iterations = iterations;
-  options.scheduling.held_first = held_first;
+  options.scheduling = scheduling;
   const double cpu_start = cpu_seconds();
   const egraph::RunReport report = egraph::run(g, compiled->rules, options);
   const double cpu = cpu_seconds() - cpu_start;
 
   std::printf("\n%s, %zu iterations (%zu rules)\n", w.expr, iterations, compiled->rules.size());
-  std::printf("%5s %10s %10s %11s %10s %10s %10s %10s %10s\n", "iter", "classes", "egg", "e-nodes",
-              "matches", "applied", "search ms", "apply ms", "rebuild ms");
+  std::printf("%5s %10s %10s %11s %10s %10s %10s %10s %10s %10s\n", "iter", "classes", "egg",
+              "e-nodes", "matches", "repeats", "applied", "search ms", "apply ms", "rebuild ms");
   bool same = true;
   for (size_t i = 0; i < report.iterations.size(); ++i) {
     const egraph::Iteration& it = report.iterations[i];
     const size_t egg = i < w.egg_classes.size() ? w.egg_classes[i] : 0;
     same = same && it.classes_before == egg;
-    size_t matches = 0, applied = 0;
-    for (const egraph::RuleIteration& r : it.rules) matches += r.matches, applied += r.applied;
-    std::printf("%5zu %10zu %10zu %11zu %10zu %10zu %10.1f %10.1f %10.1f%s\n", i + 1,
-                it.classes_before, egg, it.nodes_before, matches, applied, it.search_seconds * 1e3,
-                it.apply_seconds * 1e3, it.rebuild_seconds * 1e3,
+    size_t matches = 0, repeats = 0, applied = 0;
+    for (const egraph::RuleIteration& r : it.rules) {
+      matches += r.matches, repeats += r.repeats, applied += r.applied;
+    }
+    std::printf("%5zu %10zu %10zu %11zu %10zu %10zu %10zu %10.1f %10.1f %10.1f%s\n", i + 1,
+                it.classes_before, egg, it.nodes_before, matches, repeats, applied,
+                it.search_seconds * 1e3, it.apply_seconds * 1e3, it.rebuild_seconds * 1e3,
                 it.classes_before == egg ? "" : "  <- differs");
   }
   const bool full = iterations == w.iterations;
@@ -115,17 +119,22 @@ bool run_workload(const rules::RuleFile& file, const Workload& w, size_t iterati
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, held_first = true;
+  bool quick = false;
+  egraph::Scheduling scheduling;
   size_t only = 0;  // 0: every workload
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--as-found") == 0) {
-      held_first = false;
+      scheduling.held_first = false;
+    } else if (std::strcmp(argv[i], "--apply-repeats") == 0) {
+      scheduling.skip_repeats = false;
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = std::strtoul(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: egg_math_bench [--quick] [--as-found] [--only 1|2|3]\n");
+      std::fprintf(stderr,
+                   "usage: egg_math_bench [--quick] [--as-found] [--apply-repeats] "
+                   "[--only 1|2|3]\n");
       return 2;
     }
   }
@@ -149,7 +158,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < workloads.size(); ++i) {
     if (only != 0 && only != i + 1) continue;
     const Workload& w = workloads[i];
-    ok = run_workload(*file, w, quick ? w.iterations - 3 : w.iterations, held_first) && ok;
+    ok = run_workload(*file, w, quick ? w.iterations - 3 : w.iterations, scheduling) && ok;
   }
   std::printf("\n%s\n", ok ? "e-class counts match egg" : "E-CLASS COUNTS DIFFER FROM EGG");
   return ok ? 0 : 1;

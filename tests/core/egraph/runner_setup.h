@@ -41,4 +41,24 @@ struct RunnerSetup {
   bool same(const char* a, const char* b) { return g.find(add(a)) == g.find(add(b)); }
 };
 
+/// Checks that two runs made the same iterations, each ending with the same classes and nodes
+/// (the same e-graph, however differently the runs got there).
+inline void check_same_iterations(const egraph::RunReport& a, const egraph::RunReport& b) {
+  REQUIRE(a.iterations.size() == b.iterations.size());
+  for (size_t i = 0; i < a.iterations.size(); ++i) {
+    INFO("iteration " << i + 1);
+    CHECK(a.iterations[i].classes_after == b.iterations[i].classes_after);
+    CHECK(a.iterations[i].nodes_after == b.iterations[i].nodes_after);
+  }
+}
+
+/// The matches a run skipped as repeats (Scheduling::skip_repeats), over every iteration.
+inline size_t total_repeats(const egraph::RunReport& report) {
+  size_t n = 0;
+  for (const egraph::Iteration& it : report.iterations) {
+    for (const egraph::RuleIteration& r : it.rules) n += r.repeats;
+  }
+  return n;
+}
+
 }  // namespace scalify::test

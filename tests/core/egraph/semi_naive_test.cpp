@@ -2,6 +2,8 @@
 // classes changed since. It must find every match a full search would, and so build the same
 // e-graph, iteration by iteration.
 #include <catch2/catch.hpp>
+#include <memory>
+#include <utility>
 
 #include "egraph/change_log.h"
 #include "egraph/runner.h"
@@ -90,12 +92,7 @@ TEST_CASE("semi-naive: egg's math rules build the same e-graph as full searches"
     near.add(expr);
     full.add(expr);
     const egraph::RunReport a = near.run_for(7), b = full.run_for(7);
-    REQUIRE(a.iterations.size() == b.iterations.size());
-    for (size_t i = 0; i < a.iterations.size(); ++i) {
-      INFO("iteration " << i);
-      CHECK(a.iterations[i].classes_after == b.iterations[i].classes_after);
-      CHECK(a.iterations[i].nodes_after == b.iterations[i].nodes_after);
-    }
+    test::check_same_iterations(a, b);
     // (Here nearly every class is within reach of a change each iteration, so semi-naive
     // matching saves little; the checker's e-graphs settle part by part.)
     CHECK(total_matches(a, 0) <= total_matches(b, 0));
@@ -156,28 +153,35 @@ TEST_CASE("change log: the roots near a change are its class and its ancestors u
   CHECK(log.near(g, 1, 3).empty());  // nothing changed in later iterations
 }
 
-TEST_CASE("runner: unions of held terms first build the same e-graph with fewer node ids",
+TEST_CASE("runner: held-first order and skipped repeats build the same e-graph with less work",
           "[egraph][runner]") {
-  // The runner applies first the matches whose right-hand side exists, then the rest
-  // (Scheduling::held_first); or every match in the order found. Same classes and nodes at
-  // every iteration; the unions first spare nodes that congruence would fold.
+  // By default the runner applies first the matches whose right-hand side exists, then the
+  // rest (Scheduling::held_first), and skips a match equal, class by class, to one applied
+  // before it (Scheduling::skip_repeats). Against every match applied in the order found:
+  // the same classes and nodes at every iteration; the unions first spare nodes that
+  // congruence would fold, and skipping spares lookups, not nodes.
   const std::string text = test::read_file(SCALIFY_SOURCE_DIR "/tests/bench/egg_math.rules");
-  Setup held_first(text), as_found(text);
   const char* expr = "(+ (* y (+ x y)) (- (+ x 2) (+ x x)))";
-  held_first.add(expr);
-  as_found.add(expr);
-  egraph::RunOptions options;
-  options.limits.iterations = 9;
-  const egraph::RunReport a = held_first.run(options);
-  options.scheduling.held_first = false;
-  const egraph::RunReport b = as_found.run(options);
+  auto run = [&](bool held_first, bool skip_repeats) {
+    auto s = std::make_unique<Setup>(text);
+    s->add(expr);
+    egraph::RunOptions options;
+    options.limits.iterations = 9;
+    options.scheduling.held_first = held_first;
+    options.scheduling.skip_repeats = skip_repeats;
+    egraph::RunReport report = s->run(options);
+    return std::pair(std::move(s), std::move(report));
+  };
+  const auto [fast, a] = run(true, true);
+  const auto [as_found, b] = run(false, false);
+  const auto [applying, c] = run(true, false);
   REQUIRE(a.iterations.size() == 9);
-  REQUIRE(b.iterations.size() == 9);
-  for (size_t i = 0; i < a.iterations.size(); ++i) {
-    INFO("iteration " << i + 1);
-    CHECK(a.iterations[i].classes_after == b.iterations[i].classes_after);
-    CHECK(a.iterations[i].nodes_after == b.iterations[i].nodes_after);
-  }
+  test::check_same_iterations(a, b);
+  test::check_same_iterations(a, c);
   CHECK(a.iterations.back().classes_after == 1814);  // egg's count at iteration 10
-  CHECK(held_first.g.id_count() < as_found.g.id_count());
+  CHECK(fast->g.id_count() < as_found->g.id_count());
+  CHECK(fast->g.id_count() == applying->g.id_count());
+  CHECK(test::total_repeats(a) > 1000);
+  CHECK(test::total_repeats(b) == 0);
+  CHECK(test::total_repeats(c) == 0);
 }

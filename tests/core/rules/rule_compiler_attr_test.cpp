@@ -104,6 +104,10 @@ TEST_CASE("rule compiler: a right-hand side computes its attributes per match", 
   CHECK(s.same("(transpose (transpose x :dimensions [1 2 0]) :dimensions [1 0 2])",
                "(transpose x :dimensions [2 1 0])"));
   CHECK_FALSE(s.same("(transpose x :dimensions [2 1 0])", "x"));
+  // Its computed attribute reads the match beyond its classes: the runner applies every
+  // match of it, repeats too (Rule::idempotent); a plain rewrite may have repeats skipped.
+  CHECK_FALSE(s.compiled.rules[0].idempotent);
+  CHECK(s.compiled.rules[1].idempotent);
 }
 
 TEST_CASE("rule compiler: guards read operands' types", "[rules]") {
