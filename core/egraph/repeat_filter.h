@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "support/ids_hash.h"
+
 namespace scalify::egraph {
 
 /// A direct-mapped cache of the rows seen since start(), all of one width. It may forget a
@@ -47,9 +49,7 @@ class RepeatFilter {
   /// Records `row`; returns false if an equal row was recorded since start().
   bool insert(std::span<const uint32_t> row) {
     if (row.size() > kMaxWidth || slots_.empty()) return true;
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (uint32_t v : row) h = (h ^ (h >> 31) ^ v) * 0xbf58476d1ce4e5b9ull;
-    Slot& slot = slots_[(h ^ (h >> 29)) & mask_];
+    Slot& slot = slots_[IdsHash{}(row)&mask_];
     if (slot.stamp == stamp_ && same(slot.row, row)) return false;
     slot.stamp = stamp_;
     std::copy(row.begin(), row.end(), slot.row);
